@@ -1,0 +1,121 @@
+/* db.h - the only interface to storage: games, seats, moves, actions, settings. */
+#ifndef ROOKERY_DB_H
+#define ROOKERY_DB_H
+
+#include <stddef.h>
+
+#define DB_HASH_BYTES 32
+#define DB_SEED_BYTES 32
+#define DB_MAX_SEATS 4
+
+enum db_status {
+	DB_OK = 0,
+	DB_E_NOTFOUND = -1,
+	DB_E_CONFLICT = -2,   /* a unique key already exists */
+	DB_E_IO = -3,         /* SQLite failed; see the message */
+	DB_E_VERSION = -4,    /* the database is newer than this binary */
+	DB_E_BUSY = -5,
+};
+
+typedef struct db_error {
+	int code;
+	char message[256];
+} db_error;
+
+typedef struct db db;
+
+typedef struct db_seat {
+	int seat;
+	char *name;
+	char *email;     /* NULL when none */
+} db_seat;
+
+typedef struct db_game {
+	char *id;
+	char *variant;
+	int rules_version;
+	char *options;
+	int over;
+	int ply;
+	char *start_position;
+	char *position;
+	char *result;     /* NULL while running */
+	char *ranks;      /* JSON array text, NULL while running */
+	int draw_offer;   /* seat offering a draw, -1 when none */
+	unsigned char seed[DB_SEED_BYTES];
+	char *commitment;
+	char *created_at;
+	char *updated_at;
+	int nseats;
+	db_seat seats[DB_MAX_SEATS];
+} db_game;
+
+typedef struct db_move {
+	int ply;
+	int seat;
+	char *move;
+	char *note;
+	char *channel;
+	char *at;
+	char *dice;            /* JSON array text */
+	char *position_after;
+} db_move;
+
+typedef struct db_action {
+	int seq, ply, seat;
+	char *action, *channel, *at;
+} db_action;
+
+/*
+ * Open (creating if needed) the database at path, set WAL with
+ * synchronous=FULL and apply the embedded migrations. Refuses a database
+ * whose schema is newer than this binary (DB_E_VERSION).
+ */
+int db_open(const char *path, db **out, db_error *err);
+void db_close(db *d);
+
+/* Schema version of this binary and of the open database. */
+int db_schema_version_supported(void);
+int db_schema_version(db *d);
+
+/* Write transactions: BEGIN IMMEDIATE ... COMMIT or ROLLBACK. */
+int db_begin(db *d, db_error *err);
+int db_commit(db *d, db_error *err);
+void db_rollback(db *d);
+
+/* Insert a new game and its seats; token_hashes[i] belongs to seats[i]. */
+int db_game_insert(db *d, const db_game *g, const unsigned char token_hashes[][DB_HASH_BYTES],
+		   db_error *err);
+
+/* Load a game with its seats. Caller frees with db_game_free. */
+int db_game_load(db *d, const char *id, db_game **out, db_error *err);
+void db_game_free(db_game *g);
+
+/* Store the mutable state of g: ply, position, over, result, ranks, draw_offer, updated_at. */
+int db_game_save_state(db *d, const db_game *g, db_error *err);
+
+/* Find the game and seat a token hash belongs to. *game_id is malloc'd. */
+int db_seat_by_token(db *d, const unsigned char hash[DB_HASH_BYTES], char **game_id,
+		     int *seat, db_error *err);
+
+int db_move_append(db *d, const char *game_id, const db_move *m, db_error *err);
+/* Load one move. Caller frees the fields with db_move_clear. */
+int db_move_get(db *d, const char *game_id, int ply, db_move *out, db_error *err);
+/* All moves of a game in ply order. Caller frees with db_moves_free. */
+int db_moves_list(db *d, const char *game_id, db_move **out, size_t *n, db_error *err);
+void db_move_clear(db_move *m);
+void db_moves_free(db_move *v, size_t n);
+
+int db_action_append(db *d, const char *game_id, int ply, int seat, const char *action,
+		     const char *channel, const char *at, db_error *err);
+int db_actions_list(db *d, const char *game_id, db_action **out, size_t *n, db_error *err);
+void db_actions_free(db_action *v, size_t n);
+
+/* Small server-wide values (such as the form-token key). *value is malloc'd. */
+int db_setting_get(db *d, const char *key, void **value, size_t *len, db_error *err);
+int db_setting_put(db *d, const char *key, const void *value, size_t len, db_error *err);
+
+/* Count of rows in games, for tests and the demo. */
+int db_game_count(db *d, int *count, db_error *err);
+
+#endif

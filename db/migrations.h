@@ -1,0 +1,16 @@
+/* migrations.h - the SQL migrations compiled into the binary, in order. */
+#ifndef ROOKERY_MIGRATIONS_H
+#define ROOKERY_MIGRATIONS_H
+
+#include <stddef.h>
+
+struct db_migration {
+	const char *name;  /* "0001_init.sql" */
+	const char *data;  /* the SQL text */
+	size_t len;
+};
+
+/* Terminated by an entry whose name is NULL. */
+extern const struct db_migration db_migrations[];
+
+#endif

@@ -1,0 +1,1268 @@
+/* nchess.c - the rules of Nchess (9x9 chess with a river and prisons), after /work/shared/rules/nchess.md. */
+#include "rules.h"
+#include "xalloc.h"
+
+#include <assert.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Squares are held 0-based inside: row 0 is the spec's row 1 (North's back
+ * row), row 8 is row 9 (South's back row), row 4 is the river. Every message
+ * and every text shows them 1-based, as the spec writes them.
+ */
+enum { SIZE = 9, RIVER = 4, SOUTH = 0, NORTH = 1 };
+
+/* A placement needs an empty ordinary square of the owner's half: 4 rows of 9
+ * minus the two prison squares. So no move ever carries more placements. */
+#define MAX_PLACE 34
+
+/* Pieces on the board plus all prisoners. Captures never raise the total, so
+ * a prison can never overflow once a position has been accepted. */
+#define MAX_PIECES 96
+
+#define TAG "nchess1:"
+
+enum { REASON_NONE, REASON_GENERAL, REASON_NOMOVE };
+
+/*
+ * Prisons, by index: 0 = [1 4] and 1 = [1 6] are North's and hold South
+ * pieces; 2 = [9 4] and 3 = [9 6] are South's and hold North pieces. Each is
+ * a list, oldest prisoner first.
+ */
+struct rules_position {
+	char board[SIZE][SIZE];         /* 0 empty, else the piece letter (South upper case) */
+	char prison[4][MAX_PIECES];
+	int plen[4];
+	int to_move;                    /* SOUTH or NORTH; after the last move, the loser */
+	int over;
+	int winner;
+	int reason;
+};
+
+/* Our move inside rules_move.raw. Unused bytes stay zero so that equal moves
+ * compare equal with memcmp. */
+typedef struct nc_move {
+	unsigned char type;             /* 'C' 'N' 'M' 'G' 'A' 'S' 'O', always upper case */
+	unsigned char fr, fc, tr, tc;   /* 0-based */
+	unsigned char prison;           /* 4 or 6 for the capture of a non-General, else 0 */
+	unsigned char nplace;           /* placements written so far */
+	unsigned char place[MAX_PLACE][3];  /* type (upper case), row, col (0-based) */
+} nc_move;
+
+static_assert(sizeof(nc_move) <= RULES_MOVE_BYTES, "nc_move must fit in rules_move.raw");
+
+static const char *const seat_names[] = { "South", "North" };
+
+/* The raw bytes have no declared struct type; copy rather than cast so the
+ * access is clean under strict aliasing. */
+static void get_move(const rules_move *move, nc_move *m)
+{
+	memcpy(m, move->raw, sizeof *m);
+}
+
+static void put_move(rules_move *move, const nc_move *m, int seat, int partial)
+{
+	memset(move, 0, sizeof *move);
+	memcpy(move->raw, m, sizeof *m);
+	move->seat = seat;
+	move->partial = partial;
+}
+
+/* ---- small facts about squares and pieces ---- */
+
+static int is_piece_type(int t)
+{
+	return t && strchr("CNMGASO", t) != NULL;
+}
+
+static int owner_of(char piece)
+{
+	return isupper((unsigned char)piece) ? SOUTH : NORTH;
+}
+
+static char type_of(char piece)
+{
+	return (char)toupper((unsigned char)piece);
+}
+
+/* The letter as the given side writes it. */
+static char as_seat(char type, int seat)
+{
+	return seat == SOUTH ? type : (char)tolower((unsigned char)type);
+}
+
+static const char *piece_name(char type)
+{
+	switch (type) {
+	case 'C': return "Chariot";
+	case 'N': return "Knight";
+	case 'M': return "Minister";
+	case 'G': return "General";
+	case 'A': return "Archer";
+	case 'S': return "Soldier";
+	case 'O': return "Officer";
+	}
+	return "piece";
+}
+
+static const char *article(char type)
+{
+	return type == 'A' || type == 'O' ? "an" : "a";
+}
+
+/* NORTH for rows 1-4, SOUTH for rows 6-9, -1 for the river. */
+static int half_of(int r)
+{
+	return r < RIVER ? NORTH : r > RIVER ? SOUTH : -1;
+}
+
+static int is_prison_square(int r, int c)
+{
+	return (r == 0 || r == SIZE - 1) && (c == 3 || c == 5);
+}
+
+/* Where a placement may go: an ordinary square of the owner's half. */
+static int is_home_square(int seat, int r, int c)
+{
+	return half_of(r) == seat && !is_prison_square(r, c);
+}
+
+static int forward(int seat)
+{
+	return seat == SOUTH ? -1 : 1;
+}
+
+static int last_row(int seat)
+{
+	return seat == SOUTH ? 0 : SIZE - 1;
+}
+
+/* The General's own last three rows. */
+static int general_row_ok(int seat, int r)
+{
+	return seat == SOUTH ? r >= SIZE - 3 : r <= 2;
+}
+
+/* First prison index holding seat's pieces, i.e. the opponent's prisons. */
+static int held_base(int seat)
+{
+	return seat == SOUTH ? 0 : 2;
+}
+
+/* First prison index of seat's own prisons, where its captures go. */
+static int captor_base(int seat)
+{
+	return seat == SOUTH ? 2 : 0;
+}
+
+/* The board square of prison index k. */
+static int prison_row(int k)
+{
+	return k < 2 ? 0 : SIZE - 1;
+}
+
+static int prison_col(int k)
+{
+	return k % 2 ? 5 : 3;
+}
+
+/* ---- how pieces move ---- */
+
+/*
+ * The river rule (spec 5.0) for Chariot, Archer and Minister: no move from
+ * one side straight to the other, and only one square along the river.
+ * Returns NULL when the move is fine.
+ */
+static const char *river_fault(int fr, int fc, int tr, int tc)
+{
+	int a = half_of(fr), b = half_of(tr);
+
+	if (a >= 0 && b >= 0 && a != b)
+		return "cannot cross the river in one move: it must stop on row 5 first";
+	if (fr == RIVER && tr == RIVER && abs(fc - tc) > 1)
+		return "moves only one square along the river";
+	return NULL;
+}
+
+/*
+ * Whether the piece on (fr,fc) may go to (tr,tc) by its pattern (including
+ * the river rule and blocking). What stands on the destination is the
+ * caller's business. On failure err says why.
+ */
+static int pattern_ok(const rules_position *pos, int fr, int fc, int tr, int tc,
+		      rules_error *err)
+{
+	char piece = pos->board[fr][fc];
+	char t = type_of(piece);
+	int seat = owner_of(piece);
+	const char *name = piece_name(t);
+	int dr = tr - fr, dc = tc - fc;
+	int adr = abs(dr), adc = abs(dc);
+	const char *fault;
+
+	switch (t) {
+	case 'C':
+		if (dr && dc)
+			return rules_fail(err, RULES_E_ILLEGAL,
+					  "the Chariot on [%d %d] moves only along a row or a column",
+					  fr + 1, fc + 1);
+		break;
+	case 'M':
+		if (adr != adc)
+			return rules_fail(err, RULES_E_ILLEGAL,
+					  "the Minister on [%d %d] moves only diagonally", fr + 1, fc + 1);
+		break;
+	case 'A':
+		if (dr && dc && adr != adc)
+			return rules_fail(err, RULES_E_ILLEGAL,
+					  "the Archer on [%d %d] moves only in a straight line (row, column or diagonal)",
+					  fr + 1, fc + 1);
+		if (adr > 3 || adc > 3)
+			return rules_fail(err, RULES_E_ILLEGAL,
+					  "the Archer on [%d %d] moves at most 3 squares", fr + 1, fc + 1);
+		break;
+	case 'N':
+		if (!((adr == 2 && adc == 1) || (adr == 1 && adc == 2)))
+			return rules_fail(err, RULES_E_ILLEGAL,
+					  "the Knight on [%d %d] moves in an L: two squares one way and one across",
+					  fr + 1, fc + 1);
+		return 0;
+	case 'S':
+		if ((dr == forward(seat) && dc == 0) || (dr == 0 && adc == 1))
+			return 0;
+		if (dc == 0 && dr == -forward(seat))
+			return rules_fail(err, RULES_E_ILLEGAL,
+					  "the Soldier on [%d %d] cannot move backward", fr + 1, fc + 1);
+		if (adr == adc)
+			return rules_fail(err, RULES_E_ILLEGAL,
+					  "the Soldier on [%d %d] cannot move diagonally", fr + 1, fc + 1);
+		return rules_fail(err, RULES_E_ILLEGAL,
+				  "the Soldier on [%d %d] moves one square forward or sideways",
+				  fr + 1, fc + 1);
+	case 'O':
+		if (adr + adc != 1)
+			return rules_fail(err, RULES_E_ILLEGAL,
+					  "the Officer on [%d %d] moves one square along a row or a column",
+					  fr + 1, fc + 1);
+		return 0;
+	case 'G':
+		if (adr + adc != 1)
+			return rules_fail(err, RULES_E_ILLEGAL, adr == adc
+					  ? "the General on [%d %d] cannot move diagonally"
+					  : "the General on [%d %d] moves one square along a row or a column",
+					  fr + 1, fc + 1);
+		if (!general_row_ok(seat, tr))
+			return rules_fail(err, RULES_E_ILLEGAL,
+					  "the General must stay in rows %s", seat == SOUTH ? "7-9" : "1-3");
+		return 0;
+	default:
+		return rules_fail(err, RULES_E_ILLEGAL, "there is no piece on [%d %d]",
+				  fr + 1, fc + 1);
+	}
+
+	/* A slider: Chariot, Archer or Minister. */
+	fault = river_fault(fr, fc, tr, tc);
+	if (fault)
+		return rules_fail(err, RULES_E_ILLEGAL, "the %s on [%d %d] %s", name,
+				  fr + 1, fc + 1, fault);
+	{
+		int sr = (dr > 0) - (dr < 0), sc = (dc > 0) - (dc < 0);
+		int dist = adr > adc ? adr : adc;
+		/* Only pieces block: empty river and prison squares do not (house 3). */
+		for (int k = 1; k < dist; k++) {
+			int r = fr + k * sr, c = fc + k * sc;
+			if (pos->board[r][c])
+				return rules_fail(err, RULES_E_ILLEGAL,
+						  "the %s's path is blocked at [%d %d]", name, r + 1, c + 1);
+		}
+	}
+	return 0;
+}
+
+/* ---- executing moves ---- */
+
+/*
+ * Step 1-2 of spec 6.1: move the piece, imprison what it captured (unless the
+ * General, which ends the game and goes nowhere) and promote. Returns the
+ * captured piece, 0 when none.
+ */
+static char do_base(rules_position *p, const nc_move *m, int seat)
+{
+	char piece = p->board[m->fr][m->fc];
+	char victim = p->board[m->tr][m->tc];
+
+	p->board[m->fr][m->fc] = 0;
+	if (type_of(piece) == 'S' && m->tr == last_row(seat))
+		piece = as_seat('O', seat);
+	p->board[m->tr][m->tc] = piece;
+	if (victim && type_of(victim) != 'G') {
+		int k = captor_base(seat) + (m->prison == 6);
+		p->prison[k][p->plen[k]++] = victim;
+	}
+	return victim;
+}
+
+/* Whether seat's prisoners in prison k (an opponent prison) are released now:
+ * one of seat's pieces stands on its square and it holds someone (house 12). */
+static int prison_triggered(const rules_position *p, int seat, int k)
+{
+	char occ = p->board[prison_row(k)][prison_col(k)];
+
+	return occ && owner_of(occ) == seat && p->plen[k] > 0;
+}
+
+/*
+ * The prisoners seat frees at the end of its move, in release order (the
+ * column-4 prison newest first, then the column-6 prison newest first), into
+ * rel; returns how many. *room is the number of squares they could go to.
+ */
+static int release_plan(const rules_position *p, int seat, char *rel, int *room)
+{
+	int n = 0, free_squares = 0;
+
+	for (int k = held_base(seat); k < held_base(seat) + 2; k++) {
+		if (!prison_triggered(p, seat, k))
+			continue;
+		for (int i = p->plen[k] - 1; i >= 0; i--)
+			rel[n++] = p->prison[k][i];
+	}
+	for (int r = 0; r < SIZE; r++)
+		for (int c = 0; c < SIZE; c++)
+			if (is_home_square(seat, r, c) && !p->board[r][c])
+				free_squares++;
+	*room = free_squares;
+	return n;
+}
+
+/* How many placements a (pattern-legal) move needs: every released prisoner
+ * for whom there is room (house 14). None after taking the General. */
+static int placements_needed(const rules_position *pos, const nc_move *m, int seat)
+{
+	rules_position after = *pos;
+	char rel[2 * MAX_PIECES];
+	int room, n;
+	char victim = do_base(&after, m, seat);
+
+	if (victim && type_of(victim) == 'G')
+		return 0;
+	n = release_plan(&after, seat, rel, &room);
+	return n < room ? n : room;
+}
+
+/* ---- move generation ---- */
+
+typedef struct gen {
+	const rules_position *pos;
+	int seat;
+	rules_move_list *out;   /* NULL: only find out whether any move exists */
+	size_t count;
+} gen;
+
+static const int orth[4][2] = { { -1, 0 }, { 1, 0 }, { 0, -1 }, { 0, 1 } };
+static const int diag[4][2] = { { -1, -1 }, { -1, 1 }, { 1, -1 }, { 1, 1 } };
+static const int jumps[8][2] = {
+	{ -2, -1 }, { -2, 1 }, { 2, -1 }, { 2, 1 }, { -1, -2 }, { -1, 2 }, { 1, -2 }, { 1, 2 },
+};
+
+static void push_move(gen *g, const nc_move *m, int partial)
+{
+	rules_move rm;
+
+	put_move(&rm, m, g->seat, partial);
+	rules_move_list_push(g->out, &rm);
+	g->count++;
+}
+
+/*
+ * One pattern-legal (from, to) pair onto an empty or enemy square. A capture
+ * of an ordinary piece is listed once per prison; a move that frees
+ * prisoners is listed once, partial, without placements. Returns 1 to stop
+ * (existence check), 0 to go on.
+ */
+static int emit(gen *g, int fr, int fc, int tr, int tc)
+{
+	const rules_position *pos = g->pos;
+	char victim = pos->board[tr][tc];
+	nc_move m;
+	int partial;
+
+	g->count++;
+	if (!g->out)
+		return 1;
+	g->count--;
+	memset(&m, 0, sizeof m);
+	m.type = (unsigned char)type_of(pos->board[fr][fc]);
+	m.fr = (unsigned char)fr;
+	m.fc = (unsigned char)fc;
+	m.tr = (unsigned char)tr;
+	m.tc = (unsigned char)tc;
+	partial = placements_needed(pos, &m, g->seat) > 0;
+	if (victim && type_of(victim) != 'G') {
+		m.prison = 4;
+		push_move(g, &m, partial);
+		m.prison = 6;
+		push_move(g, &m, partial);
+	} else {
+		push_move(g, &m, partial);
+	}
+	return 0;
+}
+
+static int on_board(int r, int c)
+{
+	return r >= 0 && r < SIZE && c >= 0 && c < SIZE;
+}
+
+/* A destination a piece of seat may enter: on the board and not its own. */
+static int enterable(const rules_position *pos, int seat, int r, int c)
+{
+	return on_board(r, c) && (!pos->board[r][c] || owner_of(pos->board[r][c]) != seat);
+}
+
+/* Slides along the given directions, up to max squares (river rule applied). */
+static int gen_slides(gen *g, int r, int c, const int (*dirs)[2], int ndirs, int max)
+{
+	const rules_position *pos = g->pos;
+
+	for (int d = 0; d < ndirs; d++) {
+		for (int k = 1; k <= max; k++) {
+			int tr = r + k * dirs[d][0], tc = c + k * dirs[d][1];
+			char there;
+			/* Once a ray breaks the river rule, every farther square on it
+			 * does too: it stays across the river or farther along it. */
+			if (!on_board(tr, tc) || river_fault(r, c, tr, tc))
+				break;
+			there = pos->board[tr][tc];
+			if (there && owner_of(there) == g->seat)
+				break;
+			if (emit(g, r, c, tr, tc))
+				return 1;
+			if (there)
+				break;
+		}
+	}
+	return 0;
+}
+
+static int gen_steps(gen *g, int r, int c, const int (*steps)[2], int nsteps, int general)
+{
+	for (int d = 0; d < nsteps; d++) {
+		int tr = r + steps[d][0], tc = c + steps[d][1];
+		if (!enterable(g->pos, g->seat, tr, tc))
+			continue;
+		if (general && !general_row_ok(g->seat, tr))
+			continue;
+		if (emit(g, r, c, tr, tc))
+			return 1;
+	}
+	return 0;
+}
+
+/* Every legal move of g->seat. Returns 1 when stopped early. */
+static int gen_all(gen *g)
+{
+	const rules_position *pos = g->pos;
+	int fwd = forward(g->seat);
+	const int soldier[3][2] = { { fwd, 0 }, { 0, -1 }, { 0, 1 } };
+
+	for (int r = 0; r < SIZE; r++) {
+		for (int c = 0; c < SIZE; c++) {
+			char p = pos->board[r][c];
+			int stop = 0;
+			if (!p || owner_of(p) != g->seat)
+				continue;
+			switch (type_of(p)) {
+			case 'C':
+				stop = gen_slides(g, r, c, orth, 4, SIZE - 1);
+				break;
+			case 'M':
+				stop = gen_slides(g, r, c, diag, 4, SIZE - 1);
+				break;
+			case 'A':
+				stop = gen_slides(g, r, c, orth, 4, 3) || gen_slides(g, r, c, diag, 4, 3);
+				break;
+			case 'N':
+				stop = gen_steps(g, r, c, jumps, 8, 0);
+				break;
+			case 'S':
+				stop = gen_steps(g, r, c, soldier, 3, 0);
+				break;
+			case 'O':
+				stop = gen_steps(g, r, c, orth, 4, 0);
+				break;
+			case 'G':
+				stop = gen_steps(g, r, c, orth, 4, 1);
+				break;
+			}
+			if (stop)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static int has_legal_move(const rules_position *pos, int seat)
+{
+	gen g = { pos, seat, NULL, 0 };
+
+	return gen_all(&g);
+}
+
+/*
+ * Whether the game has ended, and how. Besides the stored result this
+ * catches a position (built by hand) whose side to move has no move at all:
+ * that side has lost (house 17), whoever noticed first.
+ */
+static int ended(const rules_position *pos, int *winner, int *reason)
+{
+	if (pos->over) {
+		*winner = pos->winner;
+		*reason = pos->reason;
+		return 1;
+	}
+	if (!has_legal_move(pos, pos->to_move)) {
+		*winner = 1 - pos->to_move;
+		*reason = REASON_NOMOVE;
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- validation shared by parse and apply ---- */
+
+static int check_turn(const rules_position *pos, int seat, rules_error *err)
+{
+	int winner, reason;
+
+	if (ended(pos, &winner, &reason))
+		return rules_fail(err, RULES_E_OVER, "the game is over");
+	if (seat != SOUTH && seat != NORTH)
+		return rules_fail(err, RULES_E_TURN, "Nchess has no seat %d", seat);
+	if (seat != pos->to_move)
+		return rules_fail(err, RULES_E_TURN, "it is not your turn: %s is to move",
+				  seat_names[pos->to_move]);
+	return 0;
+}
+
+/* "c, s" from the letters in rel[from..n). */
+static void letter_list(const char *rel, int from, int n, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (int i = from; i < n && len + 4 < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%c", i > from ? ", " : "", rel[i]);
+}
+
+/*
+ * Check a move by seat. digit is the prison digit as written (-1 when
+ * none); nwritten the number of placements written (it may exceed what m
+ * holds). Fixes up m: the prison digit and placements of a General capture
+ * are dropped (house 10, spec 6.1 step 3). Sets *needed to the placements
+ * the move requires; the caller decides whether fewer is an error.
+ */
+static int check_move(const rules_position *pos, int seat, nc_move *m, int digit,
+		      int nwritten, int *needed, rules_error *err)
+{
+	char piece, victim, rel[2 * MAX_PIECES];
+	int room, nrel, need, rc;
+	rules_position after;
+
+	*needed = 0;
+	if (m->fr >= SIZE || m->fc >= SIZE || m->tr >= SIZE || m->tc >= SIZE
+	    || !is_piece_type(m->type) || m->nplace > MAX_PLACE)
+		return rules_fail(err, RULES_E_ILLEGAL, "malformed move");
+	piece = pos->board[m->fr][m->fc];
+	if (!piece)
+		return rules_fail(err, RULES_E_ILLEGAL, "there is no piece on [%d %d]",
+				  m->fr + 1, m->fc + 1);
+	if (owner_of(piece) != seat)
+		return rules_fail(err, RULES_E_ILLEGAL, "the %s on [%d %d] is %s's, not yours",
+				  piece_name(type_of(piece)), m->fr + 1, m->fc + 1,
+				  seat_names[owner_of(piece)]);
+	if (type_of(piece) != m->type)
+		return rules_fail(err, RULES_E_ILLEGAL,
+				  "wrong letter: the piece on [%d %d] is %s %s, not %s %s",
+				  m->fr + 1, m->fc + 1, article(type_of(piece)),
+				  piece_name(type_of(piece)), article(m->type), piece_name(m->type));
+	if (m->fr == m->tr && m->fc == m->tc)
+		return rules_fail(err, RULES_E_ILLEGAL, "a move must go to another square");
+	rc = pattern_ok(pos, m->fr, m->fc, m->tr, m->tc, err);
+	if (rc)
+		return rc;
+	victim = pos->board[m->tr][m->tc];
+	if (victim && owner_of(victim) == seat)
+		return rules_fail(err, RULES_E_ILLEGAL, "[%d %d] holds your own %s",
+				  m->tr + 1, m->tc + 1, piece_name(type_of(victim)));
+
+	/* The prison digit (house 10). */
+	if (!victim && digit >= 0)
+		return rules_fail(err, RULES_E_ILLEGAL,
+				  "a prison digit is written only for a capture, and [%d %d] is empty",
+				  m->tr + 1, m->tc + 1);
+	if (digit >= 0 && digit != 4 && digit != 6)
+		return rules_fail(err, RULES_E_ILLEGAL, "the prison must be 4 or 6, not %d", digit);
+	if (victim && type_of(victim) == 'G') {
+		/* The game ends here: digit and placements mean nothing. */
+		m->prison = 0;
+		m->nplace = 0;
+		memset(m->place, 0, sizeof m->place);
+		return 0;
+	}
+	if (victim && digit < 0)
+		return rules_fail(err, RULES_E_ILLEGAL,
+				  "prison digit missing: a capture must name prison 4 or 6");
+	m->prison = victim ? (unsigned char)digit : 0;
+
+	/* Release placements (spec 6.3), checked on the position after the move. */
+	after = *pos;
+	do_base(&after, m, seat);
+	nrel = release_plan(&after, seat, rel, &room);
+	need = nrel < room ? nrel : room;
+	*needed = need;
+	if (nwritten > need) {
+		if (nrel == 0)
+			return rules_fail(err, RULES_E_ILLEGAL,
+					  "this move releases no prisoners, so no placement may follow it");
+		if (need < nrel)
+			return rules_fail(err, RULES_E_ILLEGAL,
+					  "too many placements: there is room in %s's half for only %d of the %d released prisoners",
+					  seat_names[seat], need, nrel);
+		return rules_fail(err, RULES_E_ILLEGAL,
+				  "too many placements: this move releases only %d prisoner%s",
+				  nrel, nrel == 1 ? "" : "s");
+	}
+	for (int i = 0; i < m->nplace; i++) {
+		int t = m->place[i][0], r = m->place[i][1], c = m->place[i][2];
+		char want = type_of(rel[i]);
+		if (r >= SIZE || c >= SIZE || !is_piece_type(t))
+			return rules_fail(err, RULES_E_ILLEGAL, "malformed placement");
+		if (t != want)
+			return rules_fail(err, RULES_E_ILLEGAL,
+					  "wrong placement: prisoners are released last imprisoned first, column-4 prison before column-6, so placement %d is %s %s (%c), not %s %s",
+					  i + 1, article(want), piece_name(want), rel[i],
+					  article((char)t), piece_name((char)t));
+		if (r == RIVER)
+			return rules_fail(err, RULES_E_ILLEGAL, "[%d %d] is a river square", r + 1, c + 1);
+		if (is_prison_square(r, c))
+			return rules_fail(err, RULES_E_ILLEGAL, "[%d %d] is a prison square", r + 1, c + 1);
+		if (half_of(r) != seat)
+			return rules_fail(err, RULES_E_ILLEGAL, "[%d %d] is not in %s's half (rows %s)",
+					  r + 1, c + 1, seat_names[seat], seat == SOUTH ? "6-9" : "1-4");
+		if (after.board[r][c] == 1)
+			return rules_fail(err, RULES_E_ILLEGAL,
+					  "[%d %d] is already taken by an earlier placement", r + 1, c + 1);
+		if (after.board[r][c])
+			return rules_fail(err, RULES_E_ILLEGAL, "[%d %d] is not empty", r + 1, c + 1);
+		after.board[r][c] = 1;  /* a marker: taken by this turn's placement */
+	}
+	return 0;
+}
+
+/* ---- parsing ---- */
+
+/* A move as written, before any look at the position. */
+typedef struct scanned {
+	char type;
+	int sq[4];
+	int digit;                      /* -1 when none */
+	int nplace;                     /* placements written, may exceed MAX_PLACE */
+	char ptype[MAX_PLACE];
+	int prow[MAX_PLACE], pcol[MAX_PLACE];
+} scanned;
+
+static const char *skip_sep(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == ',')
+		p++;
+	return p;
+}
+
+static int unexpected(const char *p, const char *what, rules_error *err)
+{
+	if (!*p)
+		return rules_fail(err, RULES_E_PARSE, "the move ends too early: expected %s", what);
+	if (isprint((unsigned char)*p))
+		return rules_fail(err, RULES_E_PARSE, "unexpected '%c': expected %s", *p, what);
+	return rules_fail(err, RULES_E_PARSE, "unexpected character 0x%02x: expected %s",
+			  (unsigned char)*p, what);
+}
+
+static int scan_letter(const char **pp, char *type, rules_error *err)
+{
+	const char *p = *pp;
+	int t = toupper((unsigned char)*p);
+
+	if (!is_piece_type(t)) {
+		if (isalpha((unsigned char)*p))
+			return rules_fail(err, RULES_E_PARSE,
+					  "'%c' is not a piece letter (C, N, M, G, A, S or O)", *p);
+		return unexpected(p, "a piece letter", err);
+	}
+	*type = (char)t;
+	*pp = skip_sep(p + 1);
+	return 0;
+}
+
+static int scan_coord(const char **pp, int *value, rules_error *err)
+{
+	const char *p = *pp;
+
+	if (*p == '0')
+		return rules_fail(err, RULES_E_PARSE, "0 is not a row or column: they run from 1 to 9");
+	if (*p < '1' || *p > '9')
+		return unexpected(p, "a row or column digit 1-9", err);
+	*value = *p - '1';
+	*pp = skip_sep(p + 1);
+	return 0;
+}
+
+/* The grammar of spec 8.1, nothing about the position. */
+static int scan(const char *text, scanned *s, rules_error *err)
+{
+	const char *p;
+	size_t len;
+	int rc;
+
+	memset(s, 0, sizeof *s);
+	s->digit = -1;
+	if (!text)
+		return rules_fail(err, RULES_E_PARSE, "no move given");
+	len = strnlen(text, 2 * RULES_TEXT_MAX + 1);
+	if (len > 2 * RULES_TEXT_MAX)
+		return rules_fail(err, RULES_E_PARSE, "the move is too long");
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)text[i] >= 0x80)
+			return rules_fail(err, RULES_E_PARSE, "the move may contain only ASCII characters");
+
+	p = skip_sep(text);
+	if (*p == '[')
+		p = skip_sep(p + 1);
+	if ((rc = scan_letter(&p, &s->type, err)))
+		return rc;
+	for (int i = 0; i < 4; i++)
+		if ((rc = scan_coord(&p, &s->sq[i], err)))
+			return rc;
+	if (isdigit((unsigned char)*p)) {
+		s->digit = *p - '0';
+		p = skip_sep(p + 1);
+		if (isdigit((unsigned char)*p))
+			return rules_fail(err, RULES_E_PARSE,
+					  "too many digits: a move is four digits and, for a capture, a prison digit");
+	}
+	if (*p == ']')
+		p = skip_sep(p + 1);
+	while (*p == '/') {
+		char t;
+		int r, c;
+		p = skip_sep(p + 1);
+		if (*p == '[')
+			p = skip_sep(p + 1);
+		if ((rc = scan_letter(&p, &t, err)) || (rc = scan_coord(&p, &r, err))
+		    || (rc = scan_coord(&p, &c, err)))
+			return rc;
+		if (isdigit((unsigned char)*p))
+			return rules_fail(err, RULES_E_PARSE, "too many digits: a placement is a letter and two digits");
+		if (*p == ']')
+			p = skip_sep(p + 1);
+		if (s->nplace < MAX_PLACE) {
+			s->ptype[s->nplace] = t;
+			s->prow[s->nplace] = r;
+			s->pcol[s->nplace] = c;
+		}
+		s->nplace++;
+	}
+	while (*p == '+')
+		p = skip_sep(p + 1);
+	if (*p && *p != '#')
+		return unexpected(p, "'/', '+', '#' or the end of the move", err);
+	return 0;
+}
+
+static int nc_parse(const rules_position *pos, int seat, const char *text,
+		    rules_move *move, rules_error *err)
+{
+	scanned s;
+	nc_move m;
+	int rc, needed;
+
+	memset(move, 0, sizeof *move);
+	move->seat = seat;
+	if ((rc = scan(text, &s, err)))
+		return rc;
+	if ((rc = check_turn(pos, seat, err)))
+		return rc;
+
+	memset(&m, 0, sizeof m);
+	m.type = (unsigned char)s.type;
+	m.fr = (unsigned char)s.sq[0];
+	m.fc = (unsigned char)s.sq[1];
+	m.tr = (unsigned char)s.sq[2];
+	m.tc = (unsigned char)s.sq[3];
+	m.nplace = (unsigned char)(s.nplace < MAX_PLACE ? s.nplace : MAX_PLACE);
+	for (int i = 0; i < m.nplace; i++) {
+		m.place[i][0] = (unsigned char)s.ptype[i];
+		m.place[i][1] = (unsigned char)s.prow[i];
+		m.place[i][2] = (unsigned char)s.pcol[i];
+	}
+	if ((rc = check_move(pos, seat, &m, s.digit, s.nplace, &needed, err)))
+		return rc;
+	if (m.nplace < needed) {
+		rules_position after = *pos;
+		char rel[2 * MAX_PIECES], list[160];
+		int room, nrel, more = needed - m.nplace;
+		do_base(&after, &m, seat);
+		nrel = release_plan(&after, seat, rel, &room);
+		letter_list(rel, m.nplace, nrel < needed ? nrel : needed, list, sizeof list);
+		put_move(move, &m, seat, 1);
+		return rules_fail(err, RULES_E_INCOMPLETE,
+				  "this move releases prisoners: %d more placement%s needed, for %s in that order (append \" / <letter> <row> <column>\" for each)",
+				  more, more == 1 ? "" : "s", list);
+	}
+	put_move(move, &m, seat, 0);
+	return 0;
+}
+
+/* ---- the rules_game functions ---- */
+
+static void set_start(rules_position *p)
+{
+	static const char *const rows[SIZE] = {
+		"cnm g mnc", " a     a ", "s s s s s", "         ", "         ",
+		"         ", "S S S S S", " A     A ", "CNM G MNC",
+	};
+
+	memset(p, 0, sizeof *p);
+	for (int r = 0; r < SIZE; r++)
+		for (int c = 0; c < SIZE; c++)
+			p->board[r][c] = rows[r][c] == ' ' ? 0 : rows[r][c];
+	p->to_move = SOUTH;
+}
+
+static int nc_start(const char *options, rules_position **out, rules_error *err)
+{
+	*out = NULL;
+	if (options && *options)
+		return rules_fail(err, RULES_E_DATA, "Nchess takes no options");
+	*out = xmalloc(sizeof **out);
+	set_start(*out);
+	return 0;
+}
+
+static void nc_free(rules_position *pos)
+{
+	free(pos);
+}
+
+static rules_position *nc_clone(const rules_position *pos)
+{
+	rules_position *p = xmalloc(sizeof *p);
+
+	*p = *pos;
+	return p;
+}
+
+static size_t nc_format(const rules_position *pos, const rules_move *move, char *buf, size_t size)
+{
+	nc_move m;
+	char tmp[16 + 8 * MAX_PLACE];
+	size_t len;
+	int seat = move->seat == NORTH ? NORTH : SOUTH;
+
+	(void)pos;
+	if (!size)
+		return 0;
+	get_move(move, &m);
+	buf[0] = 0;
+	if (!is_piece_type(m.type) || m.fr >= SIZE || m.fc >= SIZE || m.tr >= SIZE || m.tc >= SIZE)
+		return 0;
+	len = (size_t)snprintf(tmp, sizeof tmp, "%c %d %d %d %d", as_seat((char)m.type, seat),
+			       m.fr + 1, m.fc + 1, m.tr + 1, m.tc + 1);
+	if (m.prison)
+		len += (size_t)snprintf(tmp + len, sizeof tmp - len, " %d", m.prison % 10);
+	for (int i = 0; i < m.nplace && i < MAX_PLACE; i++) {
+		int t = m.place[i][0], r = m.place[i][1], c = m.place[i][2];
+		if (!is_piece_type(t) || r >= SIZE || c >= SIZE)
+			break;
+		len += (size_t)snprintf(tmp + len, sizeof tmp - len, " / %c %d %d",
+					as_seat((char)t, seat), r + 1, c + 1);
+	}
+	if (len >= size)
+		len = size - 1;
+	memcpy(buf, tmp, len);
+	buf[len] = 0;
+	return len;
+}
+
+static size_t nc_legal_moves(const rules_position *pos, int seat, rules_move_list *out)
+{
+	gen g = { pos, seat, out, 0 };
+	int winner, reason;
+
+	if (seat != pos->to_move || ended(pos, &winner, &reason))
+		return 0;
+	gen_all(&g);
+	return g.count;
+}
+
+static size_t nc_continuations(const rules_position *pos, const rules_move *partial,
+			       rules_move_list *out)
+{
+	nc_move m;
+	rules_position after;
+	char rel[2 * MAX_PIECES];
+	int needed, room, seat = partial->seat;
+	size_t count = 0;
+
+	if (!partial->partial || check_turn(pos, seat, NULL))
+		return 0;
+	get_move(partial, &m);
+	if (check_move(pos, seat, &m, m.prison ? m.prison : -1, m.nplace, &needed, NULL)
+	    || m.nplace >= needed)
+		return 0;
+	after = *pos;
+	do_base(&after, &m, seat);
+	release_plan(&after, seat, rel, &room);
+	for (int i = 0; i < m.nplace; i++)
+		after.board[m.place[i][1]][m.place[i][2]] = 1;
+	for (int r = 0; r < SIZE; r++) {
+		for (int c = 0; c < SIZE; c++) {
+			nc_move next = m;
+			rules_move rm;
+			if (!is_home_square(seat, r, c) || after.board[r][c])
+				continue;
+			next.place[m.nplace][0] = (unsigned char)type_of(rel[m.nplace]);
+			next.place[m.nplace][1] = (unsigned char)r;
+			next.place[m.nplace][2] = (unsigned char)c;
+			next.nplace++;
+			put_move(&rm, &next, seat, next.nplace < needed);
+			rules_move_list_push(out, &rm);
+			count++;
+		}
+	}
+	return count;
+}
+
+/* Append "; part" (or "part" first) to the note. */
+static void note_add(rules_outcome *outcome, const char *part)
+{
+	size_t len;
+
+	if (!outcome)
+		return;
+	len = strlen(outcome->note);
+	snprintf(outcome->note + len, sizeof outcome->note - len, "%s%s", len ? "; " : "", part);
+}
+
+static int nc_apply(rules_position *pos, const rules_move *move, const rules_dice *dice,
+		    rules_outcome *outcome, rules_error *err)
+{
+	nc_move m;
+	int seat = move->seat, needed, rc, left = 0;
+	char victim, rel[2 * MAX_PIECES], part[200];
+	int promoted;
+
+	(void)dice;     /* Nchess has no dice. */
+	if (outcome)
+		outcome->note[0] = 0;
+	if ((rc = check_turn(pos, seat, err)))
+		return rc;
+	get_move(move, &m);
+	if ((rc = check_move(pos, seat, &m, m.prison ? m.prison : -1, m.nplace, &needed, err)))
+		return rc;
+	if (move->partial || m.nplace < needed)
+		return rules_fail(err, RULES_E_INCOMPLETE,
+				  "the move still needs %d release placement%s", needed - m.nplace,
+				  needed - m.nplace == 1 ? "" : "s");
+
+	/* Valid: from here on nothing fails. */
+	promoted = m.type == 'S' && m.tr == last_row(seat);
+	victim = do_base(pos, &m, seat);
+	if (victim && type_of(victim) != 'G') {
+		snprintf(part, sizeof part, "captures %c", victim);
+		note_add(outcome, part);
+	}
+	if (promoted) {
+		snprintf(part, sizeof part, "promotes to %c", as_seat('O', seat));
+		note_add(outcome, part);
+	}
+	pos->to_move = 1 - seat;
+	if (victim && type_of(victim) == 'G') {
+		pos->over = 1;
+		pos->winner = seat;
+		pos->reason = REASON_GENERAL;
+		note_add(outcome, "wins: General captured");
+		return 0;
+	}
+
+	/* Releases: pop in the order release_plan lists them; which prisons are
+	 * triggered cannot change meanwhile (placements avoid prison squares). */
+	{
+		int trig[2];
+		for (int k = 0; k < 2; k++)
+			trig[k] = prison_triggered(pos, seat, held_base(seat) + k);
+		for (int i = 0; i < m.nplace; i++) {
+			int k = held_base(seat) + (trig[0] && pos->plen[held_base(seat)] ? 0 : 1);
+			char piece = pos->prison[k][--pos->plen[k]];
+			pos->board[m.place[i][1]][m.place[i][2]] = piece;
+			rel[i] = piece;
+		}
+		for (int k = 0; k < 2; k++)
+			if (trig[k])
+				left += pos->plen[held_base(seat) + k];
+	}
+	if (m.nplace) {
+		char list[160];
+		letter_list(rel, 0, m.nplace, list, sizeof list);
+		snprintf(part, sizeof part, "releases %s", list);
+		note_add(outcome, part);
+	}
+	if (left) {
+		snprintf(part, sizeof part, "%d %s imprisoned (no room)", left,
+			 left == 1 ? "stays" : "stay");
+		note_add(outcome, part);
+	}
+	if (!has_legal_move(pos, pos->to_move)) {
+		pos->over = 1;
+		pos->winner = seat;
+		pos->reason = REASON_NOMOVE;
+		snprintf(part, sizeof part, "wins: %s has no legal move", seat_names[1 - seat]);
+		note_add(outcome, part);
+	}
+	return 0;
+}
+
+static unsigned nc_turn(const rules_position *pos)
+{
+	int winner, reason;
+
+	return ended(pos, &winner, &reason) ? 0 : 1u << pos->to_move;
+}
+
+static void nc_result(const rules_position *pos, rules_result *out)
+{
+	int winner, reason;
+
+	memset(out, 0, sizeof *out);
+	if (!ended(pos, &winner, &reason)) {
+		snprintf(out->summary, sizeof out->summary, "%s to move", seat_names[pos->to_move]);
+		return;
+	}
+	out->over = 1;
+	out->rank[winner] = 1;
+	out->rank[1 - winner] = 2;
+	if (reason == REASON_GENERAL)
+		snprintf(out->summary, sizeof out->summary, "%s wins: General captured",
+			 seat_names[winner]);
+	else
+		snprintf(out->summary, sizeof out->summary, "%s wins: %s has no legal move",
+			 seat_names[winner], seat_names[1 - winner]);
+}
+
+/*
+ * Serialized position, one line:
+ *
+ *   nchess1:<row 1>/<row 2>/.../<row 9>:<[1 4]>:<[1 6]>:<[9 4]>:<[9 6]>:<to move>:<result>
+ *
+ * Each row is 9 characters, column 1 first: a piece letter (South upper
+ * case, North lower case), or for an empty square '.' (ordinary), '~'
+ * (river, row 5) or '+' (prison square). Each prison is its prisoners'
+ * letters, oldest first, or '-' when empty ([1 4] and [1 6] hold South
+ * pieces, [9 4] and [9 6] North pieces). <to move> is S or N (once the game
+ * is over, the loser). <result> is '-' while the game goes on, else
+ * winner:reason with winner S or N and reason "general" (General captured)
+ * or "nomove" (the loser had no legal move).
+ * The start position is
+ *   nchess1:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:S:-
+ */
+static char empty_char(int r, int c)
+{
+	return r == RIVER ? '~' : is_prison_square(r, c) ? '+' : '.';
+}
+
+static const char *const result_text[] = {
+	"-", "S:general", "S:nomove", "N:general", "N:nomove",
+};
+
+static int result_index(const rules_position *pos)
+{
+	if (!pos->over)
+		return 0;
+	return 1 + 2 * pos->winner + (pos->reason == REASON_NOMOVE);
+}
+
+static char *nc_serialize(const rules_position *pos)
+{
+	size_t cap = sizeof TAG + SIZE * (SIZE + 1) + 4 * (MAX_PIECES + 1) + 32, len = 0;
+	char *s = xmalloc(cap);
+
+	len += (size_t)snprintf(s, cap, "%s", TAG);
+	for (int r = 0; r < SIZE; r++) {
+		for (int c = 0; c < SIZE; c++)
+			s[len++] = pos->board[r][c] ? pos->board[r][c] : empty_char(r, c);
+		s[len++] = r < SIZE - 1 ? '/' : ':';
+	}
+	for (int k = 0; k < 4; k++) {
+		if (!pos->plen[k])
+			s[len++] = '-';
+		for (int i = 0; i < pos->plen[k]; i++)
+			s[len++] = pos->prison[k][i];
+		s[len++] = ':';
+	}
+	snprintf(s + len, cap - len, "%c:%s", pos->to_move == SOUTH ? 'S' : 'N',
+		 result_text[result_index(pos)]);
+	return s;
+}
+
+static int bad_data(rules_error *err, const char *what)
+{
+	return rules_fail(err, RULES_E_DATA, "corrupt Nchess position: %s", what);
+}
+
+static int nc_deserialize(const char *text, rules_position **out, rules_error *err)
+{
+	rules_position pos;
+	const char *p;
+	int total = 0, generals[2] = { 0, 0 }, res = -1, loser;
+
+	*out = NULL;
+	if (!text || strncmp(text, TAG, strlen(TAG)) != 0)
+		return rules_fail(err, RULES_E_DATA, "not an Nchess position");
+	memset(&pos, 0, sizeof pos);
+	p = text + strlen(TAG);
+	for (int r = 0; r < SIZE; r++) {
+		for (int c = 0; c < SIZE; c++, p++) {
+			if (*p == empty_char(r, c))
+				continue;
+			if (!is_piece_type(toupper((unsigned char)*p)) || !isalpha((unsigned char)*p))
+				return bad_data(err, "bad square");
+			if (type_of(*p) == 'S' && r == last_row(owner_of(*p)))
+				return bad_data(err, "a Soldier on its last row");
+			if (type_of(*p) == 'G')
+				generals[owner_of(*p)]++;
+			pos.board[r][c] = *p;
+			total++;
+		}
+		if (*p++ != (r < SIZE - 1 ? '/' : ':'))
+			return bad_data(err, "bad row");
+	}
+	for (int k = 0; k < 4; k++) {
+		int seat = k < 2 ? SOUTH : NORTH;
+		if (*p == '-') {
+			p++;
+		} else {
+			do {
+				if (!isalpha((unsigned char)*p) || !is_piece_type(toupper((unsigned char)*p))
+				    || owner_of(*p) != seat || type_of(*p) == 'G')
+					return bad_data(err, "bad prisoner");
+				if (++total > MAX_PIECES)
+					return bad_data(err, "too many pieces");
+				pos.prison[k][pos.plen[k]++] = *p++;
+			} while (*p != ':');
+		}
+		if (*p++ != ':')
+			return bad_data(err, "bad prison");
+	}
+	if ((*p != 'S' && *p != 'N') || p[1] != ':')
+		return bad_data(err, "bad side to move");
+	pos.to_move = *p == 'S' ? SOUTH : NORTH;
+	p += 2;
+	for (int i = 0; i < 5; i++)
+		if (strcmp(p, result_text[i]) == 0)
+			res = i;
+	if (res < 0)
+		return bad_data(err, "bad result");
+	if (res > 0) {
+		pos.over = 1;
+		pos.winner = (res - 1) / 2;
+		pos.reason = (res - 1) % 2 ? REASON_NOMOVE : REASON_GENERAL;
+	}
+
+	/* Consistency: one General each, except the one just captured. */
+	loser = 1 - pos.winner;
+	for (int s = 0; s < 2; s++) {
+		int want = pos.over && pos.reason == REASON_GENERAL && s == loser ? 0 : 1;
+		if (generals[s] != want)
+			return bad_data(err, "wrong number of Generals");
+	}
+	if (pos.over && pos.to_move != loser)
+		return bad_data(err, "the finished game's side to move is not the loser");
+	*out = nc_clone(&pos);
+	return 0;
+}
+
+static void nc_view(const rules_position *pos, rules_view *out)
+{
+	static const char *const names[4] = {
+		"North prison 4", "North prison 6", "South prison 4", "South prison 6",
+	};
+
+	memset(out, 0, sizeof *out);
+	out->rows = SIZE;
+	out->cols = SIZE;
+	for (int r = 0; r < SIZE; r++) {
+		snprintf(out->row_label[r], sizeof out->row_label[r], "%d", r + 1);
+		snprintf(out->col_label[r], sizeof out->col_label[r], "%d", r + 1);
+		for (int c = 0; c < SIZE; c++) {
+			rules_cell *cell = &out->cell[r][c];
+			char piece = pos->board[r][c];
+			cell->owner = -1;
+			if (piece) {
+				cell->piece[0] = piece;
+				cell->owner = (signed char)owner_of(piece);
+			}
+			if (r == RIVER)
+				strcpy(cell->kind, "river");
+			else if (is_prison_square(r, c))
+				strcpy(cell->kind, "prison");
+		}
+	}
+	out->nholdings = 4;
+	for (int k = 0; k < 4; k++) {
+		rules_holding *h = &out->holding[k];
+		int n = pos->plen[k] < 32 ? pos->plen[k] : 32;
+		snprintf(h->name, sizeof h->name, "%s", names[k]);
+		h->row = prison_row(k);
+		h->col = prison_col(k);
+		h->owner = k < 2 ? SOUTH : NORTH;
+		h->npieces = n;
+		for (int i = 0; i < n; i++)
+			h->pieces[i][0] = pos->prison[k][i];
+	}
+}
+
+static int nc_view_quarter_turns(int seat)
+{
+	return seat == NORTH ? 2 : 0;
+}
+
+const rules_game rules_nchess = {
+	.id = "nchess",
+	.title = "Nchess",
+	.summary = "Chess on a 9x9 board with a river: captured pieces go to prison, and stepping onto an enemy prison square frees them.",
+	.version = 1,
+	.nseats = 2,
+	.seat_names = seat_names,
+	.choice_help =
+		"A move that frees prisoners is listed as a partial move, for example \"c 5 4 9 4\". "
+		"Complete it by appending one placement per released prisoner, \" / <letter> <row> <column>\", "
+		"on an empty ordinary square of your own half, in last-in-first-out order "
+		"(the column-4 prison before the column-6 prison): \"c 5 4 9 4 / c 2 1 / s 3 3\".",
+	.start = nc_start,
+	.free_position = nc_free,
+	.clone = nc_clone,
+	.parse = nc_parse,
+	.format = nc_format,
+	.legal_moves = nc_legal_moves,
+	.continuations = nc_continuations,
+	.apply = nc_apply,
+	.turn = nc_turn,
+	.result = nc_result,
+	.serialize = nc_serialize,
+	.deserialize = nc_deserialize,
+	.view = nc_view,
+	.view_quarter_turns = nc_view_quarter_turns,
+};

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""verify-dice.py - recompute a finished game's dice from its public dice record.
+
+usage: verify-dice.py URL-or-FILE
+  URL   e.g. http://127.0.0.1:8080/api/games/<id>/dice
+  FILE  a saved copy of that JSON ('-' for standard input)
+
+Checks that SHA-256 of the revealed seed is the commitment published when the
+game began, and that every recorded roll is the one the seed dictates.
+Exit status 0 when everything matches, 1 when something does not, 2 on bad input.
+"""
+import hashlib
+import hmac
+import json
+import sys
+import urllib.request
+
+
+def roll(seed, game, ply, k, sides):
+    """Roll k of ply: HMAC-SHA256 words, rejection sampling, 1..sides."""
+    limit = 2**32 - (2**32 % sides)
+    attempt = 0
+    while True:
+        msg = f"rookery-dice/v1|{game}|{ply}|{k}" + (f"|{attempt}" if attempt else "")
+        mac = hmac.new(seed, msg.encode(), hashlib.sha256).digest()
+        for i in range(0, 32, 4):
+            word = int.from_bytes(mac[i:i + 4], "big")
+            if word < limit:
+                return word % sides + 1
+        attempt += 1
+
+
+def load(source):
+    if source == "-":
+        return json.load(sys.stdin)
+    if source.startswith(("http://", "https://")):
+        with urllib.request.urlopen(source) as r:
+            return json.load(r)
+    with open(source, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    record = load(argv[1])
+    if not record.get("seed"):
+        print("the game is not over: its seed is still secret", file=sys.stderr)
+        return 2
+    seed = bytes.fromhex(record["seed"])
+    ok = hashlib.sha256(seed).hexdigest() == record["commitment"]
+    print(f"commitment {'matches' if ok else 'DOES NOT MATCH'} the revealed seed")
+    bad = 0
+    for r in record["rolls"]:
+        want = roll(seed, record["game"], r["ply"], r["k"], r["sides"])
+        if want != r["value"]:
+            bad += 1
+            print(f"ply {r['ply']} roll {r['k']}: recorded {r['value']}, seed gives {want}")
+    print(f"{len(record['rolls'])} rolls checked, {bad} wrong")
+    return 0 if ok and bad == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,19 @@
+/* api.h - the JSON API handlers (routes in routes.c, documented in docs/api.md). */
+#ifndef ROOKERY_API_H
+#define ROOKERY_API_H
+
+#include "http.h"
+
+void api_variants(http_request *req, http_response *res);
+void api_create_game(http_request *req, http_response *res);
+void api_get_game(http_request *req, http_response *res);
+void api_post_move(http_request *req, http_response *res);
+void api_get_moves(http_request *req, http_response *res);
+void api_resign(http_request *req, http_response *res);
+void api_draw(http_request *req, http_response *res);
+void api_get_dice(http_request *req, http_response *res);
+
+/* The seat link of a token: <base>/games/<id>?seat=<token>. Caller frees. */
+char *api_seat_url(app *a, const char *game_id, const char *token);
+
+#endif

@@ -1,0 +1,42 @@
+/* app.c - shared service state: keys kept in the database, and the clock. */
+#include "app.h"
+#include "errors.h"
+#include "log.h"
+
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int app_load_keys(app *a)
+{
+	void *value;
+	size_t len;
+	db_error de;
+	int r = db_setting_get(a->db, "form_key", &value, &len, &de);
+
+	if (r == 0 && len == APP_KEY_BYTES) {
+		memcpy(a->form_key, value, APP_KEY_BYTES);
+		sodium_memzero(value, len);
+		free(value);
+		return 0;
+	}
+	free(value);
+	randombytes_buf(a->form_key, APP_KEY_BYTES);
+	if (db_begin(a->db, &de) || db_setting_put(a->db, "form_key", a->form_key, APP_KEY_BYTES, &de) ||
+	    db_commit(a->db, &de)) {
+		db_rollback(a->db);
+		log_event("cannot store the form key: %s", de.message);
+		return E_INTERNAL;
+	}
+	return 0;
+}
+
+void app_now(char out[32])
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}

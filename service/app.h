@@ -1,0 +1,24 @@
+/* app.h - what every request handler shares: the database and the public address. */
+#ifndef ROOKERY_APP_H
+#define ROOKERY_APP_H
+
+#include "db.h"
+
+#define APP_KEY_BYTES 32
+
+typedef struct app {
+	db *db;
+	char *base_url;                        /* "http://127.0.0.1:8080", no trailing slash */
+	unsigned char form_key[APP_KEY_BYTES]; /* keys the per-form tokens; kept in the database */
+} app;
+
+/*
+ * Load (or create on first start) the server's form key. Returns 0 or a
+ * negative app_code.
+ */
+int app_load_keys(app *a);
+
+/* The current time as "2026-11-22T03:49:32Z". */
+void app_now(char out[32]);
+
+#endif

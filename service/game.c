@@ -1,0 +1,519 @@
+/* game.c - create games and run the move pipeline: authenticate, check, apply, store, in one transaction. */
+#include "game.h"
+#include "dice.h"
+#include "limits.h"
+#include "log.h"
+#include "text.h"
+#include "xalloc.h"
+
+#include <jansson.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Map a storage failure to the service's codes, keeping the message out of user view. */
+static int storage_fail(app_error *err, const db_error *de)
+{
+	log_event("storage error: %s", de->message);
+	if (de->code == DB_E_BUSY)
+		return app_fail(err, E_UNAVAILABLE, "the server is busy; try again");
+	return app_fail(err, E_INTERNAL, "the server could not store this; nothing was changed");
+}
+
+static void new_game_id(char out[GAME_ID_TEXT])
+{
+	/* No vowels and no look-alikes: ids are read aloud and typed. */
+	static const char alphabet[] = "bcdfghjkmnpqrstvwxz23456789";
+
+	for (int i = 0; i < GAME_ID_TEXT - 1; i++)
+		out[i] = alphabet[randombytes_uniform(sizeof alphabet - 1)];
+	out[GAME_ID_TEXT - 1] = 0;
+}
+
+static int check_seat_input(const game_seat_in *s, int i, app_error *err)
+{
+	if (!s->name || !*s->name)
+		return app_fail(err, E_BAD_REQUEST, "seat %d needs a name", i + 1);
+	if (strlen(s->name) > LIMIT_NAME)
+		return app_fail(err, E_TOO_LARGE, "seat %d: names are at most %d bytes", i + 1, LIMIT_NAME);
+	if (!text_printable(s->name))
+		return app_fail(err, E_BAD_REQUEST, "seat %d: the name must be UTF-8 text without control characters", i + 1);
+	if (s->email && *s->email) {
+		if (strlen(s->email) > LIMIT_EMAIL)
+			return app_fail(err, E_TOO_LARGE, "seat %d: the email address is too long", i + 1);
+		if (!text_email_plausible(s->email))
+			return app_fail(err, E_BAD_REQUEST, "seat %d: \"%s\" is not an email address", i + 1, s->email);
+	}
+	return 0;
+}
+
+int game_create(app *a, const char *variant, const game_seat_in *seats, int nseats,
+		game_created *out, app_error *err)
+{
+	const rules_game *rg = rules_find(variant, 0);
+	unsigned char hashes[RULES_MAX_SEATS][DB_HASH_BYTES];
+	rules_position *pos = NULL;
+	rules_error re;
+	db_error de;
+	db_game g = {0};
+	char now[32], commitment[DICE_COMMITMENT_HEX];
+	int r;
+
+	memset(out, 0, sizeof *out);
+	if (!rg)
+		return app_fail(err, E_UNKNOWN_VARIANT, "there is no game called \"%s\"", variant ? variant : "");
+	if (nseats != rg->nseats)
+		return app_fail(err, E_BAD_REQUEST, "%s needs exactly %d seats, not %d", rg->title, rg->nseats, nseats);
+	for (int i = 0; i < nseats; i++)
+		if ((r = check_seat_input(&seats[i], i, err)))
+			return r;
+	if (rg->start(NULL, &pos, &re))
+		return app_fail(err, E_INTERNAL, "cannot set up %s: %s", rg->title, re.message);
+
+	app_now(now);
+	g.variant = (char *)rg->id;
+	g.rules_version = rg->version;
+	g.options = "";
+	g.position = rg->serialize(pos);
+	g.draw_offer = -1;
+	dice_new_seed(g.seed);
+	dice_commitment(g.seed, commitment);
+	g.commitment = commitment;
+	g.created_at = g.updated_at = now;
+	g.nseats = nseats;
+	out->nseats = nseats;
+	for (int i = 0; i < nseats; i++) {
+		g.seats[i].seat = i;
+		g.seats[i].name = (char *)seats[i].name;
+		g.seats[i].email = seats[i].email && *seats[i].email ? (char *)seats[i].email : NULL;
+		token_new(out->tokens[i]);
+		token_hash(out->tokens[i], hashes[i]);
+	}
+
+	/* A clash of random ids is rare but possible: draw again. */
+	for (int attempt = 0; attempt < 5; attempt++) {
+		new_game_id(out->id);
+		g.id = out->id;
+		if ((r = db_begin(a->db, &de)))
+			break;
+		r = db_game_insert(a->db, &g, (const unsigned char (*)[DB_HASH_BYTES])hashes, &de);
+		if (!r)
+			r = db_commit(a->db, &de);
+		else
+			db_rollback(a->db);
+		if (r != DB_E_CONFLICT)
+			break;
+	}
+	sodium_memzero(g.seed, sizeof g.seed);
+	free(g.position);
+	rg->free_position(pos);
+	if (r) {
+		sodium_memzero(out->tokens, sizeof out->tokens);
+		return storage_fail(err, &de);
+	}
+	log_event("game %s created: %s, %d seats", out->id, rg->id, nseats);
+	return 0;
+}
+
+int game_authenticate(app *a, const char *token, char **game_id, int *seat, app_error *err)
+{
+	unsigned char hash[TOKEN_HASH_BYTES];
+	db_error de;
+	int r;
+
+	*game_id = NULL;
+	if (!token || !*token)
+		return app_fail(err, E_UNAUTHORIZED, "this needs a seat token");
+	if (!token_well_formed(token))
+		return app_fail(err, E_UNAUTHORIZED, "that is not a valid seat token");
+	token_hash(token, hash);
+	r = db_seat_by_token(a->db, hash, game_id, seat, &de);
+	if (r == DB_E_NOTFOUND)
+		return app_fail(err, E_UNAUTHORIZED, "that seat token is not known");
+	if (r)
+		return storage_fail(err, &de);
+	return 0;
+}
+
+int game_load(app *a, const char *id, game_loaded *out, app_error *err)
+{
+	rules_error re;
+	db_error de;
+	int r;
+
+	memset(out, 0, sizeof *out);
+	r = db_game_load(a->db, id, &out->rec, &de);
+	if (r == DB_E_NOTFOUND)
+		return app_fail(err, E_NOT_FOUND, "there is no game %s", id);
+	if (r)
+		return storage_fail(err, &de);
+	out->rules = rules_find(out->rec->variant, out->rec->rules_version);
+	if (!out->rules) {
+		r = app_fail(err, E_INTERNAL, "game %s uses %s rules version %d, which this server does not have",
+			     id, out->rec->variant, out->rec->rules_version);
+		goto fail;
+	}
+	if (out->rules->deserialize(out->rec->position, &out->pos, &re)) {
+		log_event("game %s: stored position is corrupt: %s", id, re.message);
+		r = app_fail(err, E_INTERNAL, "game %s cannot be read", id);
+		goto fail;
+	}
+	return 0;
+fail:
+	game_loaded_free(out);
+	return r;
+}
+
+void game_loaded_free(game_loaded *g)
+{
+	if (g->pos)
+		g->rules->free_position(g->pos);
+	db_game_free(g->rec);
+	memset(g, 0, sizeof *g);
+}
+
+unsigned game_turn_mask(const game_loaded *g)
+{
+	if (g->rec->over)
+		return 0;
+	return g->rules->turn(g->pos);
+}
+
+/* Rolls of one move, drawn from the game's committed seed. */
+struct roller {
+	const db_game *rec;
+	int ply;
+	game_move_done *done;
+};
+
+static int roll_from_seed(void *ctx, int sides, int *value)
+{
+	struct roller *r = ctx;
+
+	if (sides < 1 || r->done->nrolls >= (int)(sizeof r->done->rolls / sizeof r->done->rolls[0]))
+		return -1;
+	*value = dice_roll(r->rec->seed, r->rec->id, r->ply, r->done->nrolls, (uint32_t)sides);
+	r->done->sides[r->done->nrolls] = sides;
+	r->done->rolls[r->done->nrolls++] = *value;
+	return 0;
+}
+
+static char *rolls_json(const game_move_done *d)
+{
+	json_t *arr = json_array();
+	char *s;
+
+	for (int i = 0; i < d->nrolls; i++)
+		json_array_append_new(arr, json_pack("{s:i, s:i}", "sides", d->sides[i],
+						     "value", d->rolls[i]));
+	s = json_dumps(arr, JSON_COMPACT);
+	json_decref(arr);
+	return s;
+}
+
+static int map_rules_error(const rules_error *re, app_error *err)
+{
+	int code;
+
+	switch (re->code) {
+	case RULES_E_PARSE: code = E_BAD_MOVE; break;
+	case RULES_E_ILLEGAL: code = E_ILLEGAL; break;
+	case RULES_E_INCOMPLETE: code = E_INCOMPLETE; break;
+	case RULES_E_TURN: code = E_NOT_YOUR_TURN; break;
+	case RULES_E_OVER: code = E_GAME_OVER; break;
+	default: code = E_INTERNAL; break;
+	}
+	return app_fail(err, code, "%s", re->message);
+}
+
+/* Parse text as seat's move in the stored position before ply. */
+static int canonical_at(app *a, const game_loaded *g, int ply, int seat, const char *text,
+			char out[RULES_TEXT_MAX])
+{
+	rules_position *pos = NULL;
+	rules_move mv;
+	rules_error re;
+	db_move prev;
+	db_error de;
+	int r;
+
+	if (ply == 0) {
+		r = g->rules->deserialize(g->rec->start_position, &pos, &re);
+	} else {
+		if (db_move_get(a->db, g->rec->id, ply - 1, &prev, &de))
+			return -1;
+		r = g->rules->deserialize(prev.position_after, &pos, &re);
+		db_move_clear(&prev);
+	}
+	if (r)
+		return -1;
+	r = g->rules->parse(pos, seat, text, &mv, &re);
+	if (!r)
+		g->rules->format(pos, &mv, out, RULES_TEXT_MAX);
+	g->rules->free_position(pos);
+	return r ? -1 : 0;
+}
+
+/* An earlier submission of the same move: answer as the first time. */
+static int answer_duplicate(app *a, game_loaded *g, int ply, int seat, const char *text,
+			    game_move_done *out, app_error *err)
+{
+	char canon[RULES_TEXT_MAX];
+	db_move m;
+	db_error de;
+	int r = db_move_get(a->db, g->rec->id, ply, &m, &de);
+
+	if (r == DB_E_NOTFOUND)
+		return app_fail(err, E_STALE, "the game is at ply %d, not %d", g->rec->ply, ply);
+	if (r)
+		return storage_fail(err, &de);
+	if (m.seat != seat || canonical_at(a, g, ply, seat, text, canon) || strcmp(canon, m.move) != 0) {
+		r = app_fail(err, E_STALE, "ply %d has already been played (%s); the game is at ply %d",
+			     ply, m.move, g->rec->ply);
+		goto out;
+	}
+	out->ply = ply;
+	out->seat = seat;
+	out->duplicate = 1;
+	snprintf(out->move, sizeof out->move, "%s", m.move);
+	snprintf(out->note, sizeof out->note, "%s", m.note);
+	json_t *dice = json_loads(m.dice, 0, NULL);
+	size_t i;
+	json_t *v;
+	json_array_foreach(dice, i, v) {
+		if (out->nrolls < 16) {
+			out->sides[out->nrolls] = (int)json_integer_value(json_object_get(v, "sides"));
+			out->rolls[out->nrolls++] = (int)json_integer_value(json_object_get(v, "value"));
+		}
+	}
+	json_decref(dice);
+out:
+	db_move_clear(&m);
+	return r;
+}
+
+/* Record the end of a game in rec from the rules' result. */
+static void record_result(db_game *rec, const rules_result *res, int nseats)
+{
+	json_t *ranks = json_array();
+
+	for (int i = 0; i < nseats; i++)
+		json_array_append_new(ranks, json_integer(res->rank[i]));
+	rec->over = 1;
+	free(rec->result);
+	rec->result = xstrdup(res->summary);
+	free(rec->ranks);
+	rec->ranks = json_dumps(ranks, JSON_COMPACT);
+	json_decref(ranks);
+	rec->draw_offer = -1;
+}
+
+static int check_running(const game_loaded *g, app_error *err)
+{
+	if (g->rec->over)
+		return app_fail(err, E_GAME_OVER, "the game is over: %s", g->rec->result ? g->rec->result : "");
+	return 0;
+}
+
+int game_submit_move(app *a, const char *id, int seat, int ply, const char *text,
+		     const char *channel, game_move_done *out, app_error *err)
+{
+	game_loaded g = {0};
+	rules_move mv;
+	rules_error re;
+	rules_outcome oc;
+	db_error de;
+	db_move rec = {0};
+	char now[32];
+	int r;
+
+	memset(out, 0, sizeof *out);
+	if (!text || strlen(text) > LIMIT_MOVE_TEXT)
+		return app_fail(err, E_TOO_LARGE, "a move is at most %d bytes", LIMIT_MOVE_TEXT);
+	if (!text_utf8_valid(text, strlen(text)))
+		return app_fail(err, E_BAD_MOVE, "the move is not valid UTF-8 text");
+	if ((r = db_begin(a->db, &de)))
+		return storage_fail(err, &de);
+	if ((r = game_load(a, id, &g, err)))
+		goto out;
+	if (ply >= 0 && ply < g.rec->ply) {
+		r = answer_duplicate(a, &g, ply, seat, text, out, err);
+		goto out;
+	}
+	if ((r = check_running(&g, err)))
+		goto out;
+	if (ply >= 0 && ply != g.rec->ply) {
+		r = app_fail(err, E_STALE, "the game is at ply %d, not %d", g.rec->ply, ply);
+		goto out;
+	}
+	if (!(game_turn_mask(&g) & (1u << seat))) {
+		r = app_fail(err, E_NOT_YOUR_TURN, "it is not %s's turn", g.rules->seat_names[seat]);
+		goto out;
+	}
+	if (g.rules->parse(g.pos, seat, text, &mv, &re)) {
+		r = map_rules_error(&re, err);
+		goto out;
+	}
+	out->ply = g.rec->ply;
+	out->seat = seat;
+	g.rules->format(g.pos, &mv, out->move, sizeof out->move);
+	struct roller roller = {g.rec, g.rec->ply, out};
+	rules_dice dice = {roll_from_seed, &roller};
+	if (g.rules->apply(g.pos, &mv, &dice, &oc, &re)) {
+		r = map_rules_error(&re, err);
+		goto out;
+	}
+	snprintf(out->note, sizeof out->note, "%s", oc.note);
+
+	app_now(now);
+	rec.ply = g.rec->ply;
+	rec.seat = seat;
+	rec.move = out->move;
+	rec.note = out->note;
+	rec.channel = (char *)channel;
+	rec.at = now;
+	rec.dice = rolls_json(out);
+	rec.position_after = g.rules->serialize(g.pos);
+	free(g.rec->position);
+	g.rec->position = xstrdup(rec.position_after);
+	g.rec->ply++;
+	free(g.rec->updated_at);
+	g.rec->updated_at = xstrdup(now);
+	/* A move by the other side without accepting lets a draw offer lapse. */
+	if (g.rec->draw_offer >= 0 && g.rec->draw_offer != seat)
+		g.rec->draw_offer = -1;
+	rules_result res;
+	g.rules->result(g.pos, &res);
+	if (res.over)
+		record_result(g.rec, &res, g.rules->nseats);
+	r = db_move_append(a->db, id, &rec, &de);
+	if (!r)
+		r = db_game_save_state(a->db, g.rec, &de);
+	if (!r)
+		r = db_commit(a->db, &de);
+	if (r) {
+		r = storage_fail(err, &de);
+		goto out;
+	}
+	log_event("game %s ply %d: %s played %s%s%s via %s", id, rec.ply, g.rules->seat_names[seat],
+		  out->move, *out->note ? " " : "", out->note, channel);
+	if (res.over)
+		log_event("game %s over: %s", id, res.summary);
+out:
+	db_rollback(a->db);
+	free(rec.dice);
+	free(rec.position_after);
+	game_loaded_free(&g);
+	return r;
+}
+
+/* Load the game for a side action inside an open transaction. */
+static int begin_action(app *a, const char *id, game_loaded *g, app_error *err)
+{
+	db_error de;
+	int r;
+
+	if ((r = db_begin(a->db, &de)))
+		return storage_fail(err, &de);
+	if ((r = game_load(a, id, g, err)) || (r = check_running(g, err)))
+		db_rollback(a->db);
+	return r;
+}
+
+static int finish_action(app *a, game_loaded *g, int seat, const char *action,
+			 const char *channel, app_error *err)
+{
+	db_error de;
+	char now[32];
+	int r;
+
+	app_now(now);
+	free(g->rec->updated_at);
+	g->rec->updated_at = xstrdup(now);
+	r = db_action_append(a->db, g->rec->id, g->rec->ply, seat, action, channel, now, &de);
+	if (!r)
+		r = db_game_save_state(a->db, g->rec, &de);
+	if (!r)
+		r = db_commit(a->db, &de);
+	if (r) {
+		db_rollback(a->db);
+		return storage_fail(err, &de);
+	}
+	log_event("game %s: %s %s via %s", g->rec->id, g->rules->seat_names[seat], action, channel);
+	if (g->rec->over)
+		log_event("game %s over: %s", g->rec->id, g->rec->result);
+	return 0;
+}
+
+int game_resign(app *a, const char *id, int seat, const char *channel, app_error *err)
+{
+	game_loaded g;
+	rules_result res = {0};
+	int r;
+
+	if ((r = begin_action(a, id, &g, err)))
+		return r;
+	res.over = 1;
+	for (int i = 0; i < g.rules->nseats; i++)
+		res.rank[i] = i == seat ? g.rules->nseats : 1;
+	if (g.rules->nseats == 2)
+		snprintf(res.summary, sizeof res.summary, "%s wins: %s resigned",
+			 g.rules->seat_names[1 - seat], g.rules->seat_names[seat]);
+	else
+		snprintf(res.summary, sizeof res.summary, "%s resigned", g.rules->seat_names[seat]);
+	record_result(g.rec, &res, g.rules->nseats);
+	r = finish_action(a, &g, seat, "resign", channel, err);
+	game_loaded_free(&g);
+	return r;
+}
+
+int game_draw(app *a, const char *id, int seat, const char *action, const char *channel,
+	      app_error *err)
+{
+	game_loaded g;
+	int r, offer;
+
+	if (!action || (strcmp(action, "offer") && strcmp(action, "accept") &&
+			strcmp(action, "decline") && strcmp(action, "withdraw")))
+		return app_fail(err, E_BAD_REQUEST, "action must be offer, accept, decline or withdraw");
+	if ((r = begin_action(a, id, &g, err)))
+		return r;
+	offer = g.rec->draw_offer;
+	if (!strcmp(action, "offer")) {
+		if (offer >= 0) {
+			r = app_fail(err, E_OFFER_PENDING, offer == seat ? "you have already offered a draw"
+				     : "%s has offered a draw: accept or decline it", g.rules->seat_names[offer]);
+			goto out;
+		}
+		g.rec->draw_offer = seat;
+	} else if (!strcmp(action, "withdraw")) {
+		if (offer != seat) {
+			r = app_fail(err, E_NO_OFFER, "you have no draw offer to withdraw");
+			goto out;
+		}
+		g.rec->draw_offer = -1;
+	} else {
+		if (offer < 0 || offer == seat) {
+			r = app_fail(err, E_NO_OFFER, "there is no draw offer to %s", action);
+			goto out;
+		}
+		if (!strcmp(action, "decline")) {
+			g.rec->draw_offer = -1;
+		} else {
+			rules_result res = {0};
+			res.over = 1;
+			for (int i = 0; i < g.rules->nseats; i++)
+				res.rank[i] = 1;
+			snprintf(res.summary, sizeof res.summary, "drawn by agreement");
+			record_result(g.rec, &res, g.rules->nseats);
+		}
+	}
+	r = finish_action(a, &g, seat, action, channel, err);
+	game_loaded_free(&g);
+	return r;
+out:
+	db_rollback(a->db);
+	game_loaded_free(&g);
+	return r;
+}

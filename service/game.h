@@ -1,0 +1,74 @@
+/* game.h - game actions: the one path every channel (web, API, mail) goes through. */
+#ifndef ROOKERY_GAME_H
+#define ROOKERY_GAME_H
+
+#include "app.h"
+#include "errors.h"
+#include "rules.h"
+#include "token.h"
+
+#define GAME_ID_TEXT 13   /* 12 characters and a NUL */
+
+typedef struct game_seat_in {
+	const char *name;
+	const char *email;   /* may be NULL */
+} game_seat_in;
+
+typedef struct game_created {
+	char id[GAME_ID_TEXT];
+	int nseats;
+	char tokens[RULES_MAX_SEATS][TOKEN_TEXT];
+} game_created;
+
+/* A game loaded for reading: the stored record and its rebuilt position. */
+typedef struct game_loaded {
+	db_game *rec;
+	const rules_game *rules;
+	rules_position *pos;
+} game_loaded;
+
+typedef struct game_move_done {
+	int ply;                        /* the ply the move made */
+	int seat;
+	int duplicate;                  /* the same move had already been stored */
+	char move[RULES_TEXT_MAX];      /* canonical */
+	char note[RULES_NOTE_MAX];
+	int nrolls;
+	int rolls[16];
+	int sides[16];                  /* the die each roll was made with */
+} game_move_done;
+
+/*
+ * Create a game of variant with one entry per seat (exactly the variant's
+ * seat count), commit to a fresh dice seed and issue one token per seat.
+ * The tokens exist only in *out.
+ */
+int game_create(app *a, const char *variant, const game_seat_in *seats, int nseats,
+		game_created *out, app_error *err);
+
+/* Which game and seat a seat token opens. *game_id is malloc'd. */
+int game_authenticate(app *a, const char *token, char **game_id, int *seat, app_error *err);
+
+/* Load a game for reading. Caller frees with game_loaded_free. */
+int game_load(app *a, const char *id, game_loaded *out, app_error *err);
+void game_loaded_free(game_loaded *g);
+
+/*
+ * Submit a move line for seat at the expected ply. One transaction: check,
+ * apply, store. Re-sending the exact move already made at ply answers as
+ * before with duplicate set.
+ */
+int game_submit_move(app *a, const char *id, int seat, int ply, const char *text,
+		     const char *channel, game_move_done *out, app_error *err);
+
+/* Resign: the seat loses at once. */
+int game_resign(app *a, const char *id, int seat, const char *channel, app_error *err);
+
+/* Draw by agreement: action is "offer", "accept", "decline" or "withdraw". */
+int game_draw(app *a, const char *id, int seat, const char *action, const char *channel,
+	      app_error *err);
+
+/* Seat names that may act now in a loaded game (bit mask of seats). */
+unsigned game_turn_mask(const game_loaded *g);
+
+#endif

@@ -1,0 +1,506 @@
+/* http.c - libmicrohttpd glue: bounded bodies, route matching, auth, one log line per request. */
+#include "http.h"
+#include "errors.h"
+#include "game.h"
+#include "limits.h"
+#include "log.h"
+#include "pages.h"
+#include "xalloc.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+struct http_server {
+	struct MHD_Daemon *daemon;
+	app *app;
+	atomic_int in_flight;        /* requests begun and not yet completed */
+};
+
+/* Per-request state, from the first call of the access handler to completion. */
+struct pending {
+	http_request req;
+	int started;                 /* the first call has returned */
+	struct timespec t0;
+	int status;
+	int code;
+};
+
+static double elapsed_ms(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+const char *http_query(http_request *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+const char *http_header(http_request *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+}
+
+void http_reply(http_response *res, int status, const char *content_type, char *body, size_t len)
+{
+	free(res->body);
+	res->status = status;
+	res->content_type = content_type;
+	res->body = body;
+	res->len = len;
+}
+
+void http_reply_json(http_response *res, int status, json_t *value)
+{
+	char *s = json_dumps(value, JSON_COMPACT | JSON_ENSURE_ASCII);
+
+	json_decref(value);
+	if (!s)
+		abort();
+	http_reply(res, status, "application/json", s, strlen(s));
+}
+
+void http_redirect(http_response *res, const char *location)
+{
+	free(res->location);
+	res->location = xstrdup(location);
+	http_reply(res, 303, "text/plain; charset=utf-8", xstrdup("See Other\n"), 10);
+}
+
+void http_reply_error(http_request *req, http_response *res, int code, const char *message)
+{
+	res->code = code;
+	if (!req->route || req->route->api) {
+		json_t *e = json_pack("{s:{s:s, s:s}}", "error", "code", app_code_name(code),
+				      "message", message);
+		http_reply_json(res, app_code_status(code), e);
+	} else {
+		page_error(req, res, code, message);
+	}
+}
+
+static int json_depth(json_t *v)
+{
+	int deepest = 0;
+	size_t i;
+	const char *k;
+	json_t *c;
+
+	if (json_is_object(v)) {
+		json_object_foreach(v, k, c) {
+			int d = json_depth(c);
+			if (d > deepest)
+				deepest = d;
+		}
+		return deepest + 1;
+	}
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, c) {
+			int d = json_depth(c);
+			if (d > deepest)
+				deepest = d;
+		}
+		return deepest + 1;
+	}
+	return 0;
+}
+
+int http_json_body(http_request *req, json_t **out, void *errp)
+{
+	app_error *err = errp;
+	const char *ct = http_header(req, "Content-Type");
+	json_error_t je;
+	json_t *v;
+
+	*out = NULL;
+	if (!ct || strncasecmp(ct, "application/json", 16) != 0 || (ct[16] && ct[16] != ';' && ct[16] != ' '))
+		return app_fail(err, E_MEDIA_TYPE, "send the body as application/json");
+	if (req->body_len == 0)
+		return app_fail(err, E_BAD_JSON, "the body is empty; a JSON object is expected");
+	v = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &je);
+	if (!v)
+		return app_fail(err, E_BAD_JSON, "invalid JSON at line %d column %d: %s", je.line,
+				je.column, je.text);
+	if (!json_is_object(v)) {
+		json_decref(v);
+		return app_fail(err, E_BAD_JSON, "the body must be a JSON object");
+	}
+	if (json_depth(v) > LIMIT_JSON_DEPTH) {
+		json_decref(v);
+		return app_fail(err, E_BAD_JSON, "the JSON is nested too deeply");
+	}
+	*out = v;
+	return 0;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+char *http_url_decode(const char *s, size_t len)
+{
+	char *out = xmalloc(len + 1), *o = out;
+
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '+') {
+			*o++ = ' ';
+		} else if (s[i] == '%') {
+			int h, l;
+			if (i + 2 >= len) {
+				free(out);
+				return NULL;
+			}
+			h = hexval((unsigned char)s[i + 1]);
+			l = hexval((unsigned char)s[i + 2]);
+			if (h < 0 || l < 0 || (h == 0 && l == 0)) {
+				free(out);
+				return NULL;
+			}
+			*o++ = (char)(h << 4 | l);
+			i += 2;
+		} else {
+			*o++ = s[i];
+		}
+	}
+	*o = 0;
+	return out;
+}
+
+char *http_form_field(http_request *req, const char *name)
+{
+	const char *p = req->body, *end = req->body + req->body_len;
+	size_t nlen = strlen(name);
+
+	if (!p)
+		return NULL;
+	while (p < end) {
+		const char *amp = memchr(p, '&', (size_t)(end - p));
+		const char *stop = amp ? amp : end;
+		const char *eq = memchr(p, '=', (size_t)(stop - p));
+		if (eq && (size_t)(eq - p) == nlen && memcmp(p, name, nlen) == 0)
+			return http_url_decode(eq + 1, (size_t)(stop - eq - 1));
+		p = stop + 1;
+	}
+	return NULL;
+}
+
+/* A captured path segment: short, and only characters ids and tokens use. */
+static int segment_ok(const char *s, size_t n)
+{
+	if (n == 0 || n > LIMIT_TOKEN)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '-' || c == '_' || c == '.'))
+			return 0;
+	}
+	return 1;
+}
+
+/* Match path against pattern; on success fill req->params. */
+static int match(const char *pattern, const char *path, http_request *req)
+{
+	const char *p = pattern, *s = path;
+	int n = 0;
+
+	while (*p && *s) {
+		if (p[0] == '{' && p[1] == '}') {
+			const char *slash = strchr(s, '/');
+			size_t len = slash ? (size_t)(slash - s) : strlen(s);
+			if (!segment_ok(s, len) || n == HTTP_MAX_PARAMS)
+				goto no;
+			req->params[n++] = xstrndup(s, len);
+			s += len;
+			p += 2;
+		} else if (*p == *s) {
+			p++, s++;
+		} else {
+			goto no;
+		}
+	}
+	if (*p || *s)
+		goto no;
+	req->nparams = n;
+	return 1;
+no:
+	for (int i = 0; i < n; i++) {
+		free(req->params[i]);
+		req->params[i] = NULL;
+	}
+	return 0;
+}
+
+/* Find the route; *allow lists the methods of a path that matched with another method. */
+static const http_route *find_route(http_request *req, char *allow, size_t allow_size)
+{
+	const char *method = strcmp(req->method, "HEAD") == 0 ? "GET" : req->method;
+
+	allow[0] = 0;
+	for (const http_route *r = http_routes; r->method; r++) {
+		if (!match(r->pattern, req->path, req))
+			continue;
+		if (strcmp(r->method, method) == 0)
+			return r;
+		if (!strstr(allow, r->method)) {
+			if (*allow)
+				strncat(allow, ", ", allow_size - strlen(allow) - 1);
+			strncat(allow, r->method, allow_size - strlen(allow) - 1);
+		}
+		for (int i = 0; i < req->nparams; i++) {
+			free(req->params[i]);
+			req->params[i] = NULL;
+		}
+		req->nparams = 0;
+	}
+	return NULL;
+}
+
+static void add_common_headers(struct MHD_Response *r, const http_response *res)
+{
+	MHD_add_response_header(r, "Content-Type", res->content_type ? res->content_type : "text/plain");
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "X-Frame-Options", "DENY");
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	MHD_add_response_header(r, "Content-Security-Policy",
+				"default-src 'none'; style-src 'self'; img-src 'self'; "
+				"form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+	if (res->location)
+		MHD_add_response_header(r, "Location", res->location);
+	if (res->allow)
+		MHD_add_response_header(r, "Allow", res->allow);
+}
+
+static enum MHD_Result send_response(struct pending *pd, http_response *res)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ok;
+
+	r = MHD_create_response_from_buffer(res->len, res->body, MHD_RESPMEM_MUST_FREE);
+	res->body = NULL;
+	add_common_headers(r, res);
+	ok = MHD_queue_response(pd->req.conn, (unsigned)res->status, r);
+	MHD_destroy_response(r);
+	pd->status = res->status;
+	pd->code = res->code;
+	free(res->location);
+	return ok;
+}
+
+static enum MHD_Result send_error(struct pending *pd, int code, const char *message)
+{
+	http_response res = {0};
+
+	http_reply_error(&pd->req, &res, code, message);
+	return send_response(pd, &res);
+}
+
+/* Bearer token authentication for routes that take one. */
+static int authenticate(http_request *req, app_error *err)
+{
+	const char *h = http_header(req, "Authorization");
+	int r;
+
+	if (req->route->auth == AUTH_NONE)
+		return 0;
+	if (!h) {
+		if (req->route->auth == AUTH_SEAT)
+			return app_fail(err, E_UNAUTHORIZED, "send the seat token as Authorization: Bearer <token>");
+		return 0;
+	}
+	if (strncasecmp(h, "Bearer ", 7) != 0)
+		return app_fail(err, E_UNAUTHORIZED, "the Authorization header must be Bearer <token>");
+	r = game_authenticate(req->app, h + 7, &req->auth_game, &req->auth_seat, err);
+	if (r)
+		return r;
+	/* A token opens its own game only. */
+	if (req->nparams > 0 && strcmp(req->params[0], req->auth_game) != 0)
+		return app_fail(err, E_UNAUTHORIZED, "that seat token belongs to another game");
+	return 0;
+}
+
+static enum MHD_Result dispatch(struct pending *pd)
+{
+	http_request *req = &pd->req;
+	http_response res = {0};
+	app_error err = {0};
+
+	if (req->body_too_large) {
+		char msg[96];
+		snprintf(msg, sizeof msg, "the body is larger than %zu bytes", req->route->max_body);
+		return send_error(pd, E_TOO_LARGE, msg);
+	}
+	if (authenticate(req, &err))
+		return send_error(pd, err.code, err.message);
+	res.status = 200;
+	req->route->handler(req, &res);
+	if (!res.body)
+		http_reply(&res, res.status ? res.status : 204, "text/plain", xstrdup(""), 0);
+	return send_response(pd, &res);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls)
+{
+	struct http_server *srv = cls;
+	struct pending *pd = *con_cls;
+	(void)version;
+
+	if (!pd) {
+		char allow[64];
+		pd = xcalloc(1, sizeof *pd);
+		*con_cls = pd;
+		atomic_fetch_add(&srv->in_flight, 1);
+		clock_gettime(CLOCK_MONOTONIC, &pd->t0);
+		pd->req.conn = conn;
+		pd->req.app = srv->app;
+		pd->req.auth_seat = -1;
+		snprintf(pd->req.method, sizeof pd->req.method, "%s", method);
+		pd->req.path = xstrdup(url);
+		pd->req.route = find_route(&pd->req, allow, sizeof allow);
+		if (!pd->req.route) {
+			if (*allow) {
+				http_response res = {0};
+				http_reply_error(&pd->req, &res, E_METHOD, "this address does not take that method");
+				res.allow = allow;
+				/* The Allow text lives on this stack frame: send now. */
+				return send_response(pd, &res);
+			}
+			return send_error(pd, E_NOT_FOUND, "there is nothing at this address");
+		}
+		const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+		if (cl && strtoull(cl, NULL, 10) > pd->req.route->max_body) {
+			pd->req.body_too_large = 1;
+			return dispatch(pd);   /* refuse before reading; the connection closes */
+		}
+		/* Returning without a response keeps the connection alive (see DESIGN). */
+		return MHD_YES;
+	}
+	if (pd->status)
+		return MHD_YES;
+	if (*upload_size) {
+		const http_route *rt = pd->req.route;
+		if (pd->req.body_len + *upload_size > rt->max_body) {
+			pd->req.body_too_large = 1;
+			*upload_size = 0;
+			return dispatch(pd);
+		}
+		pd->req.body = xrealloc(pd->req.body, pd->req.body_len + *upload_size + 1);
+		memcpy(pd->req.body + pd->req.body_len, upload, *upload_size);
+		pd->req.body_len += *upload_size;
+		pd->req.body[pd->req.body_len] = 0;
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	return dispatch(pd);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode why)
+{
+	struct http_server *srv = cls;
+	struct pending *pd = *con_cls;
+	(void)conn;
+
+	if (!pd)
+		return;
+	atomic_fetch_sub(&srv->in_flight, 1);
+	/* The path is logged without its query string, which may hold a seat token. */
+	log_event("%s %s %d%s%s %.1fms%s", pd->req.method, pd->req.path, pd->status,
+		  pd->code ? " " : "", pd->code ? app_code_name(pd->code) : "", elapsed_ms(&pd->t0),
+		  why == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
+	for (int i = 0; i < pd->req.nparams; i++)
+		free(pd->req.params[i]);
+	free(pd->req.path);
+	free(pd->req.body);
+	free(pd->req.auth_game);
+	free(pd);
+	*con_cls = NULL;
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	(void)cls;
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	msg[strcspn(msg, "\n")] = 0;
+	log_event("http: %s", msg);
+}
+
+http_server *http_start(app *a, const char *address, unsigned port)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG | MHD_USE_ITC;
+	http_server *s;
+
+	memset(&ss, 0, sizeof ss);
+	if (inet_pton(AF_INET, address, &v4->sin_addr) == 1) {
+		v4->sin_family = AF_INET;
+		v4->sin_port = htons((uint16_t)port);
+	} else if (inet_pton(AF_INET6, address, &v6->sin6_addr) == 1) {
+		v6->sin6_family = AF_INET6;
+		v6->sin6_port = htons((uint16_t)port);
+		flags |= MHD_USE_IPv6;
+	} else {
+		fprintf(stderr, "rookery: --address %s is not an IPv4 or IPv6 address\n", address);
+		return NULL;
+	}
+	s = xcalloc(1, sizeof *s);
+	s->app = a;
+	/* One polling thread: requests run one at a time against the one writer connection. */
+	s->daemon = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, s,
+				     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)LIMIT_CONNECTION_TIMEOUT_S,
+				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)LIMIT_CONNECTIONS,
+				     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)LIMIT_CONNECTIONS_PER_IP,
+				     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)LIMIT_HEADER_MEMORY,
+				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+				     MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
+				     MHD_OPTION_END);
+	if (!s->daemon) {
+		fprintf(stderr, "rookery: cannot listen on %s port %u: %s\n", address, port,
+			errno ? strerror(errno) : "libmicrohttpd refused");
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+unsigned http_port(http_server *s)
+{
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	return info ? info->port : 0;
+}
+
+void http_stop(http_server *s, int grace_s)
+{
+	if (!s)
+		return;
+	MHD_quiesce_daemon(s->daemon);
+	/* Let requests already begun finish; idle keep-alive connections just close. */
+	for (int i = 0; i < grace_s * 100 && atomic_load(&s->in_flight) > 0; i++)
+		usleep(10 * 1000);
+	MHD_stop_daemon(s->daemon);
+	free(s);
+}

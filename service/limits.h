@@ -1,0 +1,27 @@
+/* limits.h - every size and time limit of the service, named in one place. */
+#ifndef ROOKERY_LIMITS_H
+#define ROOKERY_LIMITS_H
+
+/* HTTP */
+#define LIMIT_CONNECTIONS            256          /* open connections at once */
+#define LIMIT_CONNECTIONS_PER_IP     32
+#define LIMIT_CONNECTION_TIMEOUT_S   30           /* idle or slow connections are closed */
+#define LIMIT_HEADER_MEMORY          (32 * 1024)  /* per connection: request line and headers */
+#define LIMIT_URL_LENGTH             2048
+#define LIMIT_BODY_JSON              (16 * 1024)  /* JSON API bodies */
+#define LIMIT_BODY_FORM              (16 * 1024)  /* HTML form bodies */
+#define LIMIT_BODY_NONE              0            /* routes that take no body */
+#define LIMIT_JSON_DEPTH             8
+#define LIMIT_SHUTDOWN_GRACE_S       10           /* how long in-flight requests may finish */
+
+/* Games */
+#define LIMIT_MOVE_TEXT              200          /* bytes of a submitted move line */
+#define LIMIT_NAME                   60           /* bytes of a player's name */
+#define LIMIT_EMAIL                  254          /* RFC 5321 path limit */
+#define LIMIT_GAME_ID                32
+#define LIMIT_TOKEN                  64
+
+/* Mail */
+#define LIMIT_MAIL_SIZE              (256 * 1024) /* an incoming message */
+
+#endif

@@ -1,0 +1,26 @@
+/* log.c - timestamped lines on standard error, written whole so threads do not interleave. */
+#include "log.h"
+#include "app.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+void log_event(const char *fmt, ...)
+{
+	char line[1024], now[32];
+	va_list ap;
+	int n;
+
+	app_now(now);
+	n = snprintf(line, sizeof line, "%s ", now);
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof line - 2)
+		n = (int)sizeof line - 2;
+	line[n++] = '\n';
+	/* One write per line: atomic on a pipe, so lines never mix. */
+	if (write(STDERR_FILENO, line, (size_t)n) < 0)
+		return;
+}

@@ -1,0 +1,402 @@
+/* pages.c - HTML pages: build a JSON model, render a template, handle the forms. */
+#include "pages.h"
+#include "api.h"
+#include "errors.h"
+#include "game.h"
+#include "limits.h"
+#include "tmpl.h"
+#include "token.h"
+#include "view.h"
+#include "xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Render template name with model (stolen) as a complete page. */
+static void render(http_request *req, http_response *res, int status, const char *name, json_t *model)
+{
+	tmpl_error te;
+	char *html;
+
+	json_object_set_new(model, "version", json_string(ROOKERY_VERSION));
+	html = tmpl_render(name, model, &te);
+	json_decref(model);
+	if (!html) {
+		/* A broken template is our bug; say so plainly without recursing into templates. */
+		(void)req;
+		http_reply(res, 500, "text/plain; charset=utf-8",
+			   xasprintf("internal error: template %s: %s\n", name, te.message), 0);
+		res->len = strlen(res->body);
+		return;
+	}
+	http_reply(res, status, "text/html; charset=utf-8", html, strlen(html));
+}
+
+void page_error(http_request *req, http_response *res, int code, const char *message)
+{
+	render(req, res, app_code_status(code), "error.html", json_pack("{s:s, s:s, s:i}",
+		"title", "Error", "message", message, "status", app_code_status(code)));
+	res->code = code;
+}
+
+static json_t *variants_model(void)
+{
+	json_t *list = json_array();
+
+	for (size_t i = 0; rules_games[i]; i++) {
+		const rules_game *g = rules_games[i];
+		json_t *seats = json_array();
+		for (int s = 0; s < g->nseats; s++)
+			json_array_append_new(seats, json_pack("{s:s, s:i, s:b}", "seat", g->seat_names[s],
+				"index", s, "first", s == 0));
+		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:i, s:o, s:b}", "id", g->id,
+			"title", g->title, "summary", g->summary, "players", g->nseats, "seats", seats,
+			"first", i == 0));
+	}
+	return list;
+}
+
+void page_home(http_request *req, http_response *res)
+{
+	render(req, res, 200, "home.html", json_pack("{s:s, s:o}", "title", "Rookery",
+		"variants", variants_model()));
+}
+
+/* Cross-site check: a browser's Origin, when sent, must be our own. */
+static int same_origin(http_request *req)
+{
+	const char *origin = http_header(req, "Origin"), *host = http_header(req, "Host");
+	const char *base = req->app->base_url;
+	size_t n;
+
+	if (!origin)
+		return 1;
+	if (!strcasecmp(origin, base))
+		return 1;
+	if (host) {
+		const char *rest = strstr(origin, "://");
+		if (rest && !strcasecmp(rest + 3, host))
+			return 1;
+	}
+	n = strlen(origin);
+	return n > 0 && !strncasecmp(base, origin, n) && base[n] == 0;
+}
+
+void page_create(http_request *req, http_response *res)
+{
+	char *variant = http_form_field(req, "variant");
+	const rules_game *rg = rules_find(variant ? variant : "", 0);
+	game_seat_in seats[RULES_MAX_SEATS];
+	char *names[RULES_MAX_SEATS] = {0}, *emails[RULES_MAX_SEATS] = {0};
+	game_created c;
+	app_error err = {0};
+
+	if (!same_origin(req)) {
+		app_fail(&err, E_FORBIDDEN, "this form was sent from another site");
+		goto out;
+	}
+	if (!rg) {
+		app_fail(&err, E_UNKNOWN_VARIANT, "choose one of the games");
+		goto out;
+	}
+	for (int i = 0; i < rg->nseats; i++) {
+		char key[16];
+		snprintf(key, sizeof key, "name%d", i);
+		names[i] = http_form_field(req, key);
+		snprintf(key, sizeof key, "email%d", i);
+		emails[i] = http_form_field(req, key);
+		seats[i].name = names[i] && *names[i] ? names[i] : rg->seat_names[i];
+		seats[i].email = emails[i];
+	}
+	if (game_create(req->app, rg->id, seats, rg->nseats, &c, &err))
+		goto out;
+	json_t *links = json_array();
+	for (int i = 0; i < c.nseats; i++) {
+		char *url = api_seat_url(req->app, c.id, c.tokens[i]);
+		json_array_append_new(links, json_pack("{s:s, s:s, s:s}", "seat", rg->seat_names[i],
+			"name", seats[i].name, "url", url));
+		free(url);
+	}
+	render(req, res, 201, "created.html", json_pack("{s:s, s:s, s:s, s:o}", "title",
+		"Game created", "id", c.id, "variant", rg->title, "links", links));
+out:
+	if (err.code) {
+		json_t *m = json_pack("{s:s, s:o, s:s}", "title", "Rookery", "variants",
+				      variants_model(), "error", err.message);
+		render(req, res, app_code_status(err.code), "home.html", m);
+		res->code = err.code;
+	}
+	free(variant);
+	for (int i = 0; i < RULES_MAX_SEATS; i++) {
+		free(names[i]);
+		free(emails[i]);
+	}
+}
+
+/* The board rows as the viewer sees them: rotated so their side is at the bottom. */
+static json_t *board_model(const game_loaded *g, int seat)
+{
+	rules_view *v = xmalloc(sizeof *v);
+	int turns = seat >= 0 ? g->rules->view_quarter_turns(seat) % 4 : 0;
+	int flip = turns == 2;
+	json_t *rows = json_array(), *cols = json_array(), *holdings = json_array();
+
+	g->rules->view(g->pos, v);
+	for (int c = 0; c < v->cols; c++)
+		json_array_append_new(cols, json_string(v->col_label[flip ? v->cols - 1 - c : c]));
+	for (int rr = 0; rr < v->rows; rr++) {
+		int r = flip ? v->rows - 1 - rr : rr;
+		json_t *cells = json_array();
+		for (int cc = 0; cc < v->cols; cc++) {
+			int c = flip ? v->cols - 1 - cc : cc;
+			const rules_cell *cell = &v->cell[r][c];
+			json_t *o = json_pack("{s:s, s:s, s:s}", "piece", cell->piece, "kind", cell->kind,
+				"square", "");
+			json_object_set_new(o, "square", json_sprintf("%s %s", v->row_label[r], v->col_label[c]));
+			if (cell->owner >= 0)
+				json_object_set_new(o, "side", json_string(g->rules->seat_names[cell->owner]));
+			for (int h = 0; h < v->nholdings; h++)
+				if (v->holding[h].row == r && v->holding[h].col == c && v->holding[h].npieces)
+					json_object_set_new(o, "held", json_integer(v->holding[h].npieces));
+			json_array_append_new(cells, o);
+		}
+		json_array_append_new(rows, json_pack("{s:s, s:o}", "label", v->row_label[r], "cells", cells));
+	}
+	for (int h = 0; h < v->nholdings; h++) {
+		const rules_holding *hd = &v->holding[h];
+		json_t *pieces = json_array();
+		for (int i = 0; i < hd->npieces; i++)
+			json_array_append_new(pieces, json_string(hd->pieces[i]));
+		json_array_append_new(holdings, json_pack("{s:s, s:s, s:o, s:b}", "name", hd->name,
+			"seat", g->rules->seat_names[hd->owner], "pieces", pieces, "empty", hd->npieces == 0));
+		if (hd->row >= 0)
+			json_object_set_new(json_array_get(holdings, (size_t)h), "square",
+				json_sprintf("%s %s", v->row_label[hd->row], v->col_label[hd->col]));
+	}
+	free(v);
+	return json_pack("{s:o, s:o, s:o}", "cols", cols, "rows", rows, "holdings", holdings);
+}
+
+/* The history with move numbers and player names, newest last. */
+static json_t *history_model(app *a, const game_loaded *g, json_t **last)
+{
+	app_error err;
+	json_t *moves = view_moves(a, g, &err), *list = json_array(), *m;
+	size_t i;
+
+	*last = NULL;
+	if (!moves)
+		return list;
+	json_array_foreach(json_object_get(moves, "moves"), i, m) {
+		json_t *item = json_deep_copy(m);
+		json_object_set_new(item, "number", json_integer((json_int_t)i + 1));
+		json_object_set_new(item, "has_dice", json_boolean(json_array_size(json_object_get(m, "dice"))));
+		json_array_append_new(list, item);
+	}
+	json_decref(moves);
+	if (json_array_size(list))
+		*last = json_incref(json_array_get(list, json_array_size(list) - 1));
+	return list;
+}
+
+/* Render the game page; seat >= 0 with token shows the seat's controls. */
+static void render_game(http_request *req, http_response *res, int status, const game_loaded *g,
+			int seat, const char *token, const char *error, const char *typed)
+{
+	json_t *game = view_game(g, seat), *last, *m;
+	unsigned turn = game_turn_mask(g);
+	const char *turn_names = "";
+	char turn_text[160] = "";
+
+	for (int i = 0; i < g->rules->nseats; i++)
+		if (turn & (1u << i)) {
+			turn_names = g->rules->seat_names[i];
+			snprintf(turn_text, sizeof turn_text, "%s (%s) to move", g->rules->seat_names[i],
+				 g->rec->seats[i].name);
+		}
+	(void)turn_names;
+	m = json_pack("{s:s, s:o, s:o, s:o, s:s}", "title", g->rules->title, "game", game,
+		      "board", board_model(g, seat), "history", history_model(req->app, g, &last),
+		      "turn_text", turn_text);
+	json_object_set_new(m, "last", last ? last : json_null());
+	json_object_set_new(m, "has_history", json_boolean(last != NULL));
+	json_object_set_new(m, "rules_url", json_sprintf("/rules/%s", g->rules->id));
+	json_object_set_new(m, "over", json_boolean(g->rec->over));
+	if (error)
+		json_object_set_new(m, "error", json_string(error));
+	if (seat >= 0) {
+		char csrf[FORM_TOKEN_TEXT];
+		int offer = g->rec->draw_offer;
+		token_form(req->app->form_key, token, csrf);
+		json_object_set_new(m, "viewer", json_pack("{s:s, s:s, s:s, s:s, s:i, s:b, s:b, s:b, s:b, s:s}",
+			"seat", g->rules->seat_names[seat],
+			"name", g->rec->seats[seat].name,
+			"token", token,
+			"csrf", csrf,
+			"ply", g->rec->ply,
+			"to_move", !g->rec->over && (turn & (1u << seat)),
+			"can_offer", !g->rec->over && offer < 0,
+			"can_answer", !g->rec->over && offer >= 0 && offer != seat,
+			"can_withdraw", !g->rec->over && offer == seat,
+			"typed", typed ? typed : ""));
+		json_object_set_new(m, "self_url", json_sprintf("/games/%s?seat=%s", g->rec->id, token));
+	}
+	render(req, res, status, "game.html", m);
+}
+
+/* The seat a page request speaks for, from ?seat= or the form; -1 for a spectator. */
+static int page_seat(http_request *req, const char *token, app_error *err)
+{
+	char *gid = NULL;
+	int seat = -1;
+
+	if (!token || !*token)
+		return -1;
+	if (game_authenticate(req->app, token, &gid, &seat, err) == 0 && strcmp(gid, req->params[0]) != 0) {
+		app_fail(err, E_UNAUTHORIZED, "that seat link belongs to another game");
+		seat = -1;
+	}
+	free(gid);
+	return err->code ? -2 : seat;
+}
+
+void page_game(http_request *req, http_response *res)
+{
+	const char *token = http_query(req, "seat");
+	app_error err = {0};
+	game_loaded g;
+	int seat = page_seat(req, token, &err);
+
+	if (seat == -2)
+		return http_reply_error(req, res, err.code, err.message);
+	if (game_load(req->app, req->params[0], &g, &err))
+		return http_reply_error(req, res, err.code, err.message);
+	render_game(req, res, 200, &g, seat, token, NULL, NULL);
+	game_loaded_free(&g);
+}
+
+/* The common checks of a seat's form: origin, seat token, form token. */
+static int form_seat(http_request *req, char **token, app_error *err)
+{
+	char *csrf = http_form_field(req, "csrf");
+	int seat;
+
+	*token = http_form_field(req, "seat");
+	if (!same_origin(req)) {
+		app_fail(err, E_FORBIDDEN, "this form was sent from another site");
+		seat = -2;
+	} else if ((seat = page_seat(req, *token, err)) == -1) {
+		app_fail(err, E_UNAUTHORIZED, "this needs your seat link");
+		seat = -2;
+	} else if (seat >= 0 && !token_form_ok(req->app->form_key, *token, csrf)) {
+		app_fail(err, E_FORBIDDEN, "the form has expired; reload the page and try again");
+		seat = -2;
+	}
+	free(csrf);
+	return seat;
+}
+
+/* After a form: back to the seat's page, or the page again with the error. */
+static void form_done(http_request *req, http_response *res, int seat, const char *token,
+		      const app_error *err, const char *typed)
+{
+	game_loaded g;
+	app_error lerr;
+
+	if (!err->code) {
+		char *loc = xasprintf("/games/%s?seat=%s", req->params[0], token);
+		http_redirect(res, loc);
+		free(loc);
+		return;
+	}
+	if (seat < 0 || game_load(req->app, req->params[0], &g, &lerr))
+		return http_reply_error(req, res, err->code, err->message);
+	render_game(req, res, app_code_status(err->code), &g, seat, token, err->message, typed);
+	res->code = err->code;
+	game_loaded_free(&g);
+}
+
+void page_move(http_request *req, http_response *res)
+{
+	app_error err = {0};
+	char *token, *move = NULL, *ply_text = NULL;
+	int seat = form_seat(req, &token, &err);
+	game_move_done done;
+
+	if (seat >= 0) {
+		char *end;
+		long ply;
+		move = http_form_field(req, "move");
+		ply_text = http_form_field(req, "ply");
+		ply = ply_text ? strtol(ply_text, &end, 10) : -1;
+		if (!move || !*move)
+			app_fail(&err, E_BAD_MOVE, "type a move first");
+		else if (!ply_text || *end || ply < 0 || ply > 1000000)
+			app_fail(&err, E_BAD_REQUEST, "the form lost its ply; reload the page");
+		else
+			game_submit_move(req->app, req->params[0], seat, (int)ply, move, "web", &done, &err);
+	}
+	form_done(req, res, seat, token, &err, move);
+	free(token);
+	free(move);
+	free(ply_text);
+}
+
+void page_resign(http_request *req, http_response *res)
+{
+	app_error err = {0};
+	char *token, *confirm = NULL;
+	int seat = form_seat(req, &token, &err);
+
+	if (seat >= 0) {
+		confirm = http_form_field(req, "confirm");
+		if (!confirm || strcmp(confirm, "yes"))
+			app_fail(&err, E_BAD_REQUEST, "tick the box to confirm that you resign");
+		else
+			game_resign(req->app, req->params[0], seat, "web", &err);
+	}
+	form_done(req, res, seat, token, &err, NULL);
+	free(token);
+	free(confirm);
+}
+
+void page_draw(http_request *req, http_response *res)
+{
+	app_error err = {0};
+	char *token, *action = NULL;
+	int seat = form_seat(req, &token, &err);
+
+	if (seat >= 0) {
+		action = http_form_field(req, "action");
+		game_draw(req->app, req->params[0], seat, action, "web", &err);
+	}
+	form_done(req, res, seat, token, &err, NULL);
+	free(token);
+	free(action);
+}
+
+void page_rules(http_request *req, http_response *res)
+{
+	const rules_game *g = rules_find(req->params[0], 0);
+	char name[64];
+
+	if (!g)
+		return http_reply_error(req, res, E_NOT_FOUND, "there is no game by that name");
+	snprintf(name, sizeof name, "rules-%s.html", g->id);
+	render(req, res, 200, name, json_pack("{s:s, s:s, s:i, s:s}", "title", g->title,
+		"id", g->id, "rules_version", g->version, "choice_help", g->choice_help));
+}
+
+void page_style(http_request *req, http_response *res)
+{
+	size_t len;
+	const char *css = tmpl_file_get("style.css", &len);
+	(void)req;
+
+	if (!css)
+		return http_reply_error(req, res, E_NOT_FOUND, "no style sheet");
+	char *copy = xmalloc(len + 1);
+	memcpy(copy, css, len + 1);
+	http_reply(res, 200, "text/css; charset=utf-8", copy, len);
+}

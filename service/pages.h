@@ -1,0 +1,19 @@
+/* pages.h - the HTML pages, rendered from templates/, working without JavaScript. */
+#ifndef ROOKERY_PAGES_H
+#define ROOKERY_PAGES_H
+
+#include "http.h"
+
+void page_home(http_request *req, http_response *res);
+void page_create(http_request *req, http_response *res);
+void page_game(http_request *req, http_response *res);
+void page_move(http_request *req, http_response *res);
+void page_resign(http_request *req, http_response *res);
+void page_draw(http_request *req, http_response *res);
+void page_rules(http_request *req, http_response *res);
+void page_style(http_request *req, http_response *res);
+
+/* The error page for code with message, with the code's HTTP status. */
+void page_error(http_request *req, http_response *res, int code, const char *message);
+
+#endif

@@ -1,0 +1,29 @@
+/* routes.c - the route table: every address the server answers, its auth, body and handler. */
+#include "api.h"
+#include "http.h"
+#include "limits.h"
+#include "pages.h"
+
+#include <stddef.h>
+
+const http_route http_routes[] = {
+	/* method  pattern                      auth           body       max body          api handler */
+	{"GET",  "/api/variants",              AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, api_variants},
+	{"POST", "/api/games",                 AUTH_NONE,     BODY_JSON, LIMIT_BODY_JSON,  1, api_create_game},
+	{"GET",  "/api/games/{}",              AUTH_OPTIONAL, BODY_NONE, LIMIT_BODY_NONE,  1, api_get_game},
+	{"GET",  "/api/games/{}/moves",        AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, api_get_moves},
+	{"POST", "/api/games/{}/moves",        AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_post_move},
+	{"POST", "/api/games/{}/resign",       AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_resign},
+	{"POST", "/api/games/{}/draw",         AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_draw},
+	{"GET",  "/api/games/{}/dice",         AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, api_get_dice},
+
+	{"GET",  "/",                          AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_home},
+	{"POST", "/games",                     AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_create},
+	{"GET",  "/games/{}",                  AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_game},
+	{"POST", "/games/{}/move",             AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_move},
+	{"POST", "/games/{}/resign",           AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_resign},
+	{"POST", "/games/{}/draw",             AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_draw},
+	{"GET",  "/rules/{}",                  AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_rules},
+	{"GET",  "/style.css",                 AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_style},
+	{NULL, NULL, AUTH_NONE, BODY_NONE, 0, 0, NULL},
+};

@@ -1,0 +1,16 @@
+/* text.h - checks on user-supplied text: UTF-8, control characters, email shape. */
+#ifndef ROOKERY_TEXT_H
+#define ROOKERY_TEXT_H
+
+#include <stddef.h>
+
+/* True when s[0..len) is well-formed UTF-8 (no overlongs, no surrogates). */
+int text_utf8_valid(const char *s, size_t len);
+
+/* True when s is valid UTF-8 with no control characters (tabs included). */
+int text_printable(const char *s);
+
+/* True for a plausible address: local@domain, printable ASCII, no spaces. */
+int text_email_plausible(const char *s);
+
+#endif

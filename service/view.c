@@ -1,0 +1,184 @@
+/* view.c - JSON descriptions of games, shared by the API and the pages. */
+#include "view.h"
+#include "db.h"
+#include "xalloc.h"
+
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+
+json_t *view_seat_list(const rules_game *rules, unsigned mask)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < rules->nseats; i++)
+		if (mask & (1u << i))
+			json_array_append_new(a, json_string(rules->seat_names[i]));
+	return a;
+}
+
+json_t *view_position(const game_loaded *g)
+{
+	rules_view *v = xmalloc(sizeof *v);
+	json_t *rows = json_array(), *cols = json_array(), *board = json_array(),
+	       *kinds = json_array(), *holdings = json_array();
+	char *notation = g->rules->serialize(g->pos);
+
+	g->rules->view(g->pos, v);
+	for (int r = 0; r < v->rows; r++)
+		json_array_append_new(rows, json_string(v->row_label[r]));
+	for (int c = 0; c < v->cols; c++)
+		json_array_append_new(cols, json_string(v->col_label[c]));
+	for (int r = 0; r < v->rows; r++) {
+		json_t *line = json_array(), *kline = json_array();
+		for (int c = 0; c < v->cols; c++) {
+			const rules_cell *cell = &v->cell[r][c];
+			json_array_append_new(line, cell->piece[0] ? json_string(cell->piece) : json_null());
+			json_array_append_new(kline, json_string(cell->kind));
+		}
+		json_array_append_new(board, line);
+		json_array_append_new(kinds, kline);
+	}
+	for (int h = 0; h < v->nholdings; h++) {
+		const rules_holding *hd = &v->holding[h];
+		json_t *pieces = json_array();
+		for (int i = 0; i < hd->npieces; i++)
+			json_array_append_new(pieces, json_string(hd->pieces[i]));
+		json_array_append_new(holdings, json_pack("{s:s, s:o, s:o, s:s, s:o}",
+			"name", hd->name,
+			"row", hd->row >= 0 ? json_string(v->row_label[hd->row]) : json_null(),
+			"col", hd->col >= 0 ? json_string(v->col_label[hd->col]) : json_null(),
+			"seat", g->rules->seat_names[hd->owner],
+			"pieces", pieces));
+	}
+	free(v);
+	json_t *out = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "notation", notation,
+				"rows", rows, "cols", cols, "board", board, "kinds", kinds,
+				"holdings", holdings);
+	free(notation);
+	return out;
+}
+
+/* Canonical texts of seat's legal moves, partial ones as their prefix. */
+static json_t *legal_moves(const game_loaded *g, int seat)
+{
+	rules_move_list list = {0};
+	json_t *a = json_array();
+	char buf[RULES_TEXT_MAX];
+
+	if (!g->rec->over)
+		g->rules->legal_moves(g->pos, seat, &list);
+	for (size_t i = 0; i < list.n; i++) {
+		g->rules->format(g->pos, &list.v[i], buf, sizeof buf);
+		json_array_append_new(a, json_string(buf));
+	}
+	rules_move_list_free(&list);
+	return a;
+}
+
+json_t *view_game(const game_loaded *g, int seat)
+{
+	const db_game *rec = g->rec;
+	json_t *seats = json_array(), *o;
+
+	for (int i = 0; i < rec->nseats; i++)
+		json_array_append_new(seats, json_pack("{s:s, s:s}", "seat",
+			g->rules->seat_names[rec->seats[i].seat], "name", rec->seats[i].name));
+	o = json_pack("{s:s, s:s, s:s, s:i, s:s, s:i, s:o, s:o, s:o, s:s, s:o}",
+		"id", rec->id,
+		"variant", rec->variant,
+		"title", g->rules->title,
+		"rules_version", rec->rules_version,
+		"status", rec->over ? "over" : "running",
+		"ply", rec->ply,
+		"turn", view_seat_list(g->rules, game_turn_mask(g)),
+		"seats", seats,
+		"position", view_position(g),
+		"dice_commitment", rec->commitment,
+		"draw_offer", rec->draw_offer >= 0 ? json_string(g->rules->seat_names[rec->draw_offer]) : json_null());
+	if (rec->over) {
+		json_t *ranks = json_loads(rec->ranks ? rec->ranks : "[]", 0, NULL);
+		json_object_set_new(o, "result", json_pack("{s:s, s:o}", "summary",
+			rec->result ? rec->result : "", "ranks", ranks ? ranks : json_array()));
+	} else {
+		json_object_set_new(o, "result", json_null());
+	}
+	if (seat >= 0) {
+		json_object_set_new(o, "seat", json_string(g->rules->seat_names[seat]));
+		json_object_set_new(o, "legal_moves", legal_moves(g, seat));
+	}
+	return o;
+}
+
+static json_t *moves_json(app *a, const game_loaded *g, int detailed, app_error *err)
+{
+	db_move *moves;
+	size_t n;
+	db_error de;
+	json_t *list;
+
+	if (db_moves_list(a->db, g->rec->id, &moves, &n, &de)) {
+		app_fail(err, E_INTERNAL, "cannot read the moves");
+		return NULL;
+	}
+	list = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_t *stored = json_loads(moves[i].dice, 0, NULL), *dice = json_array(), *roll;
+		size_t k;
+		json_array_foreach(stored, k, roll)
+			json_array_append(dice, json_object_get(roll, "value"));
+		json_t *full = detailed ? stored : (json_decref(stored), NULL);
+		json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:s, s:s, s:o}",
+			"ply", moves[i].ply,
+			"seat", g->rules->seat_names[moves[i].seat],
+			"move", moves[i].move,
+			"note", moves[i].note,
+			"at", moves[i].at,
+			"dice", dice));
+		if (full)
+			json_object_set_new(json_array_get(list, json_array_size(list) - 1), "rolls", full);
+	}
+	db_moves_free(moves, n);
+	return json_pack("{s:o}", "moves", list);
+}
+
+json_t *view_moves(app *a, const game_loaded *g, app_error *err)
+{
+	return moves_json(a, g, 0, err);
+}
+
+json_t *view_dice(app *a, const game_loaded *g, app_error *err)
+{
+	json_t *moves = moves_json(a, g, 1, err), *rolls, *m, *out;
+	size_t i;
+
+	if (!moves)
+		return NULL;
+	rolls = json_array();
+	json_array_foreach(json_object_get(moves, "moves"), i, m) {
+		json_t *roll;
+		size_t k;
+		json_array_foreach(json_object_get(m, "rolls"), k, roll)
+			json_array_append_new(rolls, json_pack("{s:O, s:O, s:i, s:O, s:O}",
+				"ply", json_object_get(m, "ply"), "seat", json_object_get(m, "seat"),
+				"k", (int)k, "sides", json_object_get(roll, "sides"),
+				"value", json_object_get(roll, "value")));
+	}
+	json_decref(moves);
+	out = json_pack("{s:s, s:s, s:s, s:s, s:o}",
+		"game", g->rec->id,
+		"commitment", g->rec->commitment,
+		"algorithm", "sha256(seed) = commitment; roll k of ply p = "
+			     "HMAC-SHA256(seed, \"rookery-dice/v1|<game>|<p>|<k>\"), big-endian 32-bit words, "
+			     "rejection below 2^32 - 2^32 mod sides, value = word mod sides + 1",
+		"status", g->rec->over ? "over" : "running",
+		"rolls", rolls);
+	if (g->rec->over) {
+		char hex[DB_SEED_BYTES * 2 + 1];
+		sodium_bin2hex(hex, sizeof hex, g->rec->seed, DB_SEED_BYTES);
+		json_object_set_new(out, "seed", json_string(hex));
+	} else {
+		json_object_set_new(out, "seed", json_null());
+	}
+	return out;
+}

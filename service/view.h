@@ -1,0 +1,28 @@
+/* view.h - a game as JSON: the one description the API, the pages and mails are built from. */
+#ifndef ROOKERY_VIEW_H
+#define ROOKERY_VIEW_H
+
+#include "game.h"
+
+#include <jansson.h>
+
+/* The position as JSON: labels, board rows (as drawn, first seat's view), cell kinds, holdings. */
+json_t *view_position(const game_loaded *g);
+
+/* Seat names of a mask, as a JSON array. */
+json_t *view_seat_list(const rules_game *rules, unsigned mask);
+
+/*
+ * The public state of a game: id, variant, status, ply, turn, position,
+ * result, draw offer, dice commitment, seats (names only). With seat >= 0
+ * (the viewer holds that seat) also "seat" and "legal_moves".
+ */
+json_t *view_game(const game_loaded *g, int seat);
+
+/* The moves of a game: {"moves": [{"ply", "seat", "move", "note", "at", "dice"}...]}. */
+json_t *view_moves(app *a, const game_loaded *g, app_error *err);
+
+/* Dice record: commitment, rolls, and the seed once the game is over. */
+json_t *view_dice(app *a, const game_loaded *g, app_error *err);
+
+#endif

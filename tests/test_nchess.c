@@ -1,0 +1,1364 @@
+/* test_nchess.c - the Nchess rules against spec nchess.md: scenarios N1-N20, notation, random games. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules.h"
+
+extern const rules_game rules_nchess;
+static const rules_game *const G = &rules_nchess;
+
+enum { SOUTH = 0, NORTH = 1 };
+
+#define START "nchess1:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/" \
+	"........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:S:-"
+
+/* ---- helpers ---- */
+
+static int is_prison_sq(int r, int c)
+{
+	return (r == 0 || r == 8) && (c == 3 || c == 5);
+}
+
+/* A position from a 9x9 board (0 = empty; [0][0] is the spec's [1 1]), the
+ * four prisons ([1 4], [1 6], [9 4], [9 6], oldest first; NULL or "" for
+ * empty) and the side to move, 'S' or 'N'. */
+static rules_position *setup_board(char board[9][9], const char *p14, const char *p16,
+				   const char *p94, const char *p96, char side)
+{
+	char text[512];
+	const char *pr[4] = { p14, p16, p94, p96 };
+	size_t n = 0;
+	rules_position *pos = NULL;
+	rules_error err;
+
+	n += (size_t)snprintf(text, sizeof text, "nchess1:");
+	for (int r = 0; r < 9; r++) {
+		for (int c = 0; c < 9; c++)
+			text[n++] = board[r][c] ? board[r][c]
+				: r == 4 ? '~' : is_prison_sq(r, c) ? '+' : '.';
+		text[n++] = r < 8 ? '/' : ':';
+	}
+	for (int k = 0; k < 4; k++)
+		n += (size_t)snprintf(text + n, sizeof text - n, "%s:",
+				      pr[k] && *pr[k] ? pr[k] : "-");
+	snprintf(text + n, sizeof text - n, "%c:-", side);
+	int rc = G->deserialize(text, &pos, &err);
+	if (rc)
+		fprintf(stderr, "setup failed: %s (%s)\n", err.message, text);
+	assert_int_equal(rc, 0);
+	return pos;
+}
+
+/* Pieces as "C 4 1, G 9 5, s 3 1": letter, row, column. */
+static void place_pieces(char board[9][9], const char *pieces)
+{
+	const char *p = pieces;
+
+	while (*p) {
+		if (!isalpha((unsigned char)*p)) {
+			p++;
+			continue;
+		}
+		char letter = *p++;
+		while (*p == ' ')
+			p++;
+		int r = *p++ - '1';
+		while (*p == ' ')
+			p++;
+		int c = *p++ - '1';
+		assert_true(r >= 0 && r < 9 && c >= 0 && c < 9);
+		assert_int_equal(board[r][c], 0);
+		board[r][c] = letter;
+	}
+}
+
+static rules_position *setup(const char *pieces, const char *p14, const char *p16,
+			     const char *p94, const char *p96, char side)
+{
+	char board[9][9];
+
+	memset(board, 0, sizeof board);
+	place_pieces(board, pieces);
+	return setup_board(board, p14, p16, p94, p96, side);
+}
+
+static rules_position *start_pos(void)
+{
+	rules_position *pos = NULL;
+
+	assert_int_equal(G->start(NULL, &pos, NULL), 0);
+	return pos;
+}
+
+static int to_move(const rules_position *pos)
+{
+	unsigned t = G->turn(pos);
+
+	return t == 1u ? SOUTH : t == 2u ? NORTH : -1;
+}
+
+/* Parse text for the side to move (or seat when given >= 0); returns the code. */
+static int try_parse(const rules_position *pos, int seat, const char *text, rules_move *move,
+		     rules_error *err)
+{
+	return G->parse(pos, seat >= 0 ? seat : to_move(pos), text, move, err);
+}
+
+static void expect_legal(const rules_position *pos, const char *text, const char *canon)
+{
+	rules_move m;
+	rules_error err = { 0, "" };
+	char buf[RULES_TEXT_MAX];
+	int rc = try_parse(pos, -1, text, &m, &err);
+
+	if (rc)
+		fprintf(stderr, "'%s' rejected: %s\n", text, err.message);
+	assert_int_equal(rc, RULES_OK);
+	assert_int_equal(m.partial, 0);
+	G->format(pos, &m, buf, sizeof buf);
+	assert_string_equal(buf, canon);
+}
+
+/* Rejected with code, and the message contains msg. */
+static void expect_reject(const rules_position *pos, int seat, const char *text, int code,
+			  const char *msg)
+{
+	rules_move m;
+	rules_error err = { 0, "" };
+	int rc = try_parse(pos, seat, text, &m, &err);
+
+	if (rc != code || !strstr(err.message, msg))
+		fprintf(stderr, "'%s': got %d '%s', want %d '%s'\n", text, rc, err.message, code, msg);
+	assert_int_equal(rc, code);
+	assert_non_null(strstr(err.message, msg));
+}
+
+static void expect_illegal(const rules_position *pos, const char *text, const char *msg)
+{
+	expect_reject(pos, -1, text, RULES_E_ILLEGAL, msg);
+}
+
+/* Parse, check the canonical echo, apply and check the note. */
+static void play(rules_position *pos, const char *text, const char *canon, const char *note)
+{
+	rules_move m;
+	rules_error err = { 0, "" };
+	rules_outcome out;
+	char buf[RULES_TEXT_MAX];
+	int rc = try_parse(pos, -1, text, &m, &err);
+
+	if (rc)
+		fprintf(stderr, "'%s' rejected: %s\n", text, err.message);
+	assert_int_equal(rc, RULES_OK);
+	G->format(pos, &m, buf, sizeof buf);
+	assert_string_equal(buf, canon);
+	assert_int_equal(G->apply(pos, &m, NULL, &out, &err), RULES_OK);
+	assert_string_equal(out.note, note);
+}
+
+static void expect_position(const rules_position *pos, const char *text)
+{
+	char *s = G->serialize(pos);
+
+	assert_string_equal(s, text);
+	free(s);
+}
+
+/* The piece on spec square [r c] as written, "" when empty. */
+static const char *at(const rules_position *pos, int r, int c)
+{
+	static rules_view v;
+
+	G->view(pos, &v);
+	return v.cell[r - 1][c - 1].piece;
+}
+
+/* Prison k (0 [1 4], 1 [1 6], 2 [9 4], 3 [9 6]) as a string, oldest first. */
+static const char *prison(const rules_position *pos, int k)
+{
+	static char buf[40];
+	rules_view v;
+
+	G->view(pos, &v);
+	buf[0] = 0;
+	for (int i = 0; i < v.holding[k].npieces; i++)
+		strcat(buf, v.holding[k].pieces[i]);
+	return buf;
+}
+
+static size_t count_moves(const rules_position *pos, int seat)
+{
+	rules_move_list l = { 0 };
+	size_t n = G->legal_moves(pos, seat, &l);
+
+	assert_int_equal(n, l.n);
+	rules_move_list_free(&l);
+	return n;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* ---- scenarios of spec section 10 ---- */
+
+static void test_n1_first_move_and_count(void **state)
+{
+	static const char *want[] = {
+		"S 7 1 6 1", "S 7 1 7 2", "S 7 3 6 3", "S 7 3 7 2", "S 7 3 7 4", "S 7 5 6 5",
+		"S 7 5 7 4", "S 7 5 7 6", "S 7 7 6 7", "S 7 7 7 6", "S 7 7 7 8", "S 7 9 6 9",
+		"S 7 9 7 8", "C 9 1 8 1", "C 9 9 8 9", "N 9 2 8 4", "N 9 8 8 6", "M 9 3 8 4",
+		"M 9 7 8 6", "G 9 5 8 5", "G 9 5 9 4", "G 9 5 9 6", "A 8 2 7 2", "A 8 2 6 2",
+		"A 8 2 5 2", "A 8 2 8 1", "A 8 2 8 3", "A 8 2 8 4", "A 8 2 8 5", "A 8 8 7 8",
+		"A 8 8 6 8", "A 8 8 5 8", "A 8 8 8 9", "A 8 8 8 7", "A 8 8 8 6", "A 8 8 8 5",
+	};
+	const size_t nwant = sizeof want / sizeof want[0];
+	char *got[64], *exp[64];
+	rules_move_list l = { 0 };
+	rules_position *pos = start_pos();
+	(void)state;
+
+	expect_position(pos, START);
+	assert_int_equal(G->turn(pos), 1u);
+	assert_int_equal(nwant, 36);
+	assert_int_equal(G->legal_moves(pos, SOUTH, &l), 36);
+	assert_int_equal(l.n, 36);
+	for (size_t i = 0; i < l.n; i++) {
+		char buf[RULES_TEXT_MAX];
+		assert_int_equal(l.v[i].partial, 0);
+		assert_int_equal(l.v[i].seat, SOUTH);
+		G->format(pos, &l.v[i], buf, sizeof buf);
+		got[i] = strdup(buf);
+		exp[i] = strdup(want[i]);
+	}
+	qsort(got, 36, sizeof got[0], cmp_str);
+	qsort(exp, 36, sizeof exp[0], cmp_str);
+	for (size_t i = 0; i < 36; i++) {
+		assert_string_equal(got[i], exp[i]);
+		free(got[i]);
+		free(exp[i]);
+	}
+	rules_move_list_free(&l);
+	assert_int_equal(count_moves(pos, NORTH), 0);
+
+	play(pos, "S 7 1 6 1", "S 7 1 6 1", "");
+	assert_string_equal(at(pos, 6, 1), "S");
+	assert_string_equal(at(pos, 7, 1), "");
+	assert_int_equal(G->turn(pos), 2u);
+	expect_position(pos, "nchess1:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/"
+			"S......../..S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:N:-");
+	G->free_position(pos);
+}
+
+static void test_n2_south_moves_first(void **state)
+{
+	rules_position *pos = start_pos();
+	rules_move m;
+	rules_error err;
+	(void)state;
+
+	expect_reject(pos, NORTH, "s 3 1 4 1", RULES_E_TURN, "not your turn");
+	/* apply refuses a North move too, whatever the move holds. */
+	assert_int_equal(G->parse(pos, SOUTH, "S 7 1 6 1", &m, &err), RULES_OK);
+	m.seat = NORTH;
+	assert_int_equal(G->apply(pos, &m, NULL, NULL, &err), RULES_E_TURN);
+	expect_position(pos, START);
+	G->free_position(pos);
+}
+
+static void test_n3_soldier_directions(void **state)
+{
+	rules_position *pos = start_pos();
+	(void)state;
+
+	expect_legal(pos, "S 7 5 6 5", "S 7 5 6 5");
+	expect_legal(pos, "S 7 5 7 4", "S 7 5 7 4");
+	expect_illegal(pos, "S 7 5 8 5", "the Soldier on [7 5] cannot move backward");
+	expect_illegal(pos, "S 7 5 6 4", "the Soldier on [7 5] cannot move diagonally");
+	play(pos, "S 7 5 6 5", "S 7 5 6 5", "");
+	expect_legal(pos, "s 3 5 4 5", "s 3 5 4 5");
+	expect_illegal(pos, "s 3 5 2 5", "the Soldier on [3 5] cannot move backward");
+	G->free_position(pos);
+}
+
+static void test_n4_chariot_and_river(void **state)
+{
+	rules_position *a = setup("C 6 1, G 9 5, g 1 5", 0, 0, 0, 0, 'S');
+	rules_position *b = setup("C 5 1, G 9 5, g 1 5", 0, 0, 0, 0, 'S');
+	(void)state;
+
+	expect_illegal(a, "C 6 1 4 1", "the Chariot on [6 1] cannot cross the river in one move");
+	expect_legal(a, "C 6 1 5 1", "C 6 1 5 1");
+	expect_illegal(b, "C 5 1 5 3", "the Chariot on [5 1] moves only one square along the river");
+	expect_legal(b, "C 5 1 5 2", "C 5 1 5 2");
+	expect_legal(b, "C 5 1 1 1", "C 5 1 1 1");
+	expect_legal(b, "C 5 1 9 1", "C 5 1 9 1");
+	/* From the river: all of column 1, one step each way along the river. */
+	assert_int_equal(count_moves(b, SOUTH), 8 + 1 + 3);
+	G->free_position(a);
+	G->free_position(b);
+}
+
+static void test_n5_empty_prison_does_not_block(void **state)
+{
+	rules_position *pos = setup("C 9 1, G 8 5, g 1 5", 0, 0, 0, 0, 'S');
+	rules_position *var = setup("C 9 1, G 8 5, g 1 5, n 9 4", 0, 0, 0, 0, 'S');
+	(void)state;
+
+	expect_legal(pos, "C 9 1 9 9", "C 9 1 9 9");
+	play(pos, "C 9 1 9 6", "C 9 1 9 6", "");
+	assert_string_equal(at(pos, 9, 6), "C");
+	expect_position(pos, "nchess1:....g..../........./........./........./~~~~~~~~~/"
+			"........./........./....G..../...+.C...:-:-:-:-:N:-");
+
+	expect_illegal(var, "C 9 1 9 6", "the Chariot's path is blocked at [9 4]");
+	play(var, "C 9 1 9 4 6", "C 9 1 9 4 6", "captures n");
+	assert_string_equal(at(var, 9, 4), "C");
+	assert_string_equal(prison(var, 3), "n");
+	assert_string_equal(prison(var, 2), "");
+	G->free_position(pos);
+	G->free_position(var);
+}
+
+static void test_n6_archer(void **state)
+{
+	rules_position *s = start_pos();
+	rules_position *r = setup("A 5 5, G 9 5, g 1 5", 0, 0, 0, 0, 'S');
+	rules_position *h = setup("A 6 5, G 9 5, g 1 5", 0, 0, 0, 0, 'S');
+	(void)state;
+
+	expect_legal(s, "A 8 2 5 2", "A 8 2 5 2");
+	expect_illegal(s, "A 8 2 6 4", "the Archer's path is blocked at [7 3]");
+	expect_illegal(r, "A 5 5 5 7", "the Archer on [5 5] moves only one square along the river");
+	expect_legal(r, "A 5 5 5 6", "A 5 5 5 6");
+	expect_legal(r, "A 5 5 2 2", "A 5 5 2 2");
+	expect_illegal(r, "A 5 5 1 5", "the Archer on [5 5] moves at most 3 squares");
+	expect_illegal(h, "A 6 5 4 5", "the Archer on [6 5] cannot cross the river in one move");
+	expect_illegal(h, "A 6 5 6 9", "the Archer on [6 5] moves at most 3 squares");
+	expect_illegal(h, "A 6 5 8 6", "the Archer on [6 5] moves only in a straight line");
+	G->free_position(s);
+	G->free_position(r);
+	G->free_position(h);
+}
+
+static void test_n7_knight_jumps(void **state)
+{
+	rules_position *pos = setup("N 6 3, S 5 3, s 5 4, S 6 4, G 9 5, g 1 5", 0, 0, 0, 0, 'S');
+	(void)state;
+
+	expect_legal(pos, "N 6 3 4 4", "N 6 3 4 4");
+	expect_illegal(pos, "N 6 3 4 3", "the Knight on [6 3] moves in an L");
+	expect_legal(pos, "N 6 3 5 5", "N 6 3 5 5");
+	G->free_position(pos);
+}
+
+static void test_n8_minister(void **state)
+{
+	rules_position *s = start_pos();
+	rules_position *a = setup("M 6 2, G 9 5, g 1 5", 0, 0, 0, 0, 'S');
+	rules_position *b = setup("M 5 3, G 9 5, g 1 5", 0, 0, 0, 0, 'S');
+	(void)state;
+
+	expect_legal(s, "M 9 3 8 4", "M 9 3 8 4");
+	expect_illegal(s, "M 9 3 7 1", "the Minister's path is blocked at [8 2]");
+	expect_illegal(a, "M 6 2 4 4", "the Minister on [6 2] cannot cross the river in one move");
+	expect_legal(a, "M 6 2 5 3", "M 6 2 5 3");
+	expect_illegal(a, "M 6 2 6 4", "the Minister on [6 2] moves only diagonally");
+	expect_legal(b, "M 5 3 1 7", "M 5 3 1 7");
+	G->free_position(s);
+	G->free_position(a);
+	G->free_position(b);
+}
+
+static void test_n9_general(void **state)
+{
+	rules_position *s = start_pos();
+	rules_position *a = setup("G 7 5, g 1 5", 0, 0, 0, 0, 'S');
+	rules_position *b = setup("g 3 5, G 9 5", 0, 0, 0, 0, 'N');
+	(void)state;
+
+	expect_legal(s, "G 9 5 8 5", "G 9 5 8 5");
+	expect_illegal(s, "G 9 5 8 4", "the General on [9 5] cannot move diagonally");
+	expect_legal(s, "G 9 5 9 4", "G 9 5 9 4");
+	expect_illegal(a, "G 7 5 6 5", "the General must stay in rows 7-9");
+	expect_legal(a, "G 7 5 7 4", "G 7 5 7 4");
+	expect_illegal(b, "g 3 5 4 5", "the General must stay in rows 1-3");
+	G->free_position(s);
+	G->free_position(a);
+	G->free_position(b);
+}
+
+static void test_n10_promotion(void **state)
+{
+	rules_position *pos = setup("S 2 3, G 9 5, g 1 5", 0, 0, 0, 0, 'S');
+	rules_position *var = setup("S 2 3, G 9 5, g 1 5, n 1 3", 0, 0, 0, 0, 'S');
+	(void)state;
+
+	play(pos, "S 2 3 1 3", "S 2 3 1 3", "promotes to O");
+	assert_string_equal(at(pos, 1, 3), "O");
+	play(pos, "g 1 5 2 5", "g 1 5 2 5", "");
+	expect_legal(pos, "O 1 3 2 3", "O 1 3 2 3");
+	expect_illegal(pos, "O 1 3 2 4", "the Officer on [1 3] moves one square along a row or a column");
+	expect_reject(pos, -1, "S 1 3 2 3", RULES_E_ILLEGAL, "wrong letter: the piece on [1 3] is an Officer");
+
+	play(var, "S 2 3 1 3 4", "S 2 3 1 3 4", "captures n; promotes to O");
+	assert_string_equal(at(var, 1, 3), "O");
+	assert_string_equal(prison(var, 2), "n");
+	G->free_position(pos);
+	G->free_position(var);
+}
+
+static void test_n11_capture_and_prison(void **state)
+{
+	rules_position *pos = setup("C 4 1, G 9 5, s 3 1, g 1 5", 0, 0, 0, 0, 'S');
+	rules_position *six = G->clone(pos);
+	(void)state;
+
+	expect_illegal(pos, "C 4 1 3 1", "prison digit missing: a capture must name prison 4 or 6");
+	expect_illegal(pos, "C 4 1 3 1 5", "the prison must be 4 or 6, not 5");
+	expect_illegal(pos, "C 4 1 4 5 4", "a prison digit is written only for a capture");
+	play(six, "C 4 1 3 1 6", "C 4 1 3 1 6", "captures s");
+	assert_string_equal(prison(six, 3), "s");
+	assert_string_equal(prison(six, 2), "");
+	play(pos, "C 4 1 3 1 4", "C 4 1 3 1 4", "captures s");
+	assert_string_equal(at(pos, 3, 1), "C");
+	assert_string_equal(prison(pos, 2), "s");
+	expect_position(pos, "nchess1:....g..../........./C......../........./~~~~~~~~~/"
+			"........./........./........./...+G+...:-:-:s:-:N:-");
+	G->free_position(pos);
+	G->free_position(six);
+}
+
+static void test_n12_release(void **state)
+{
+	rules_position *pos = setup("c 5 4, g 1 5, G 9 5", 0, 0, "sc", 0, 'N');
+	rules_move m, m2;
+	rules_error err;
+	rules_move_list l = { 0 }, c1 = { 0 }, c2 = { 0 };
+	char buf[RULES_TEXT_MAX];
+	(void)state;
+
+	assert_int_equal(try_parse(pos, -1, "c 5 4 9 4", &m, &err), RULES_E_INCOMPLETE);
+	assert_int_equal(m.partial, 1);
+	assert_non_null(strstr(err.message, "2 more placements needed, for c, s in that order"));
+	G->format(pos, &m, buf, sizeof buf);
+	assert_string_equal(buf, "c 5 4 9 4");
+	assert_int_equal(G->apply(pos, &m, NULL, NULL, &err), RULES_E_INCOMPLETE);
+	assert_int_equal(try_parse(pos, -1, "c 5 4 9 4 / c 2 1", &m2, &err), RULES_E_INCOMPLETE);
+	assert_non_null(strstr(err.message, "1 more placement needed, for s"));
+
+	expect_illegal(pos, "c 5 4 9 4 / s 3 3 / c 2 1",
+		       "placement 1 is a Chariot (c), not a Soldier");
+	expect_illegal(pos, "c 5 4 9 4 / c 5 1 / s 3 3", "[5 1] is a river square");
+	expect_illegal(pos, "c 5 4 9 4 / c 1 4 / s 3 3", "[1 4] is a prison square");
+	expect_illegal(pos, "c 5 4 9 4 / c 6 1 / s 3 3", "[6 1] is not in North's half (rows 1-4)");
+	expect_illegal(pos, "c 5 4 9 4 / c 2 1 / s 2 1",
+		       "[2 1] is already taken by an earlier placement");
+	expect_illegal(pos, "c 5 4 9 4 / c 1 5 / s 2 1", "[1 5] is not empty");
+	expect_illegal(pos, "c 5 4 9 4 / c 2 1 / s 3 3 / s 3 4",
+		       "too many placements: this move releases only 2 prisoners");
+	expect_illegal(pos, "c 5 4 8 4 / c 2 1", "this move releases no prisoners");
+
+	/* Listed once, partial; the continuations then place c, then s. */
+	assert_int_equal(G->legal_moves(pos, NORTH, &l), l.n);
+	size_t partials = 0;
+	for (size_t i = 0; i < l.n; i++) {
+		if (l.v[i].partial) {
+			partials++;
+			assert_int_equal(memcmp(&l.v[i], &m, sizeof m), 0);
+		}
+	}
+	assert_int_equal(partials, 1);
+	/* 34 ordinary squares in North's half, one holds the General. */
+	assert_int_equal(G->continuations(pos, &m, &c1), 33);
+	for (size_t i = 0; i < c1.n; i++)
+		assert_int_equal(c1.v[i].partial, 1);
+	int found = 0;
+	for (size_t i = 0; i < c1.n; i++)
+		if (memcmp(&c1.v[i], &m2, sizeof m2) == 0)
+			found++;
+	assert_int_equal(found, 1);
+	assert_int_equal(G->continuations(pos, &m2, &c2), 32);
+	for (size_t i = 0; i < c2.n; i++)
+		assert_int_equal(c2.v[i].partial, 0);
+	rules_move done = c2.v[0];
+	assert_int_equal(G->continuations(pos, &done, &c1), 0);
+
+	play(pos, "c 5 4 9 4 / c 2 1 / s 3 3", "c 5 4 9 4 / c 2 1 / s 3 3", "releases c, s");
+	assert_string_equal(at(pos, 9, 4), "c");
+	assert_string_equal(at(pos, 2, 1), "c");
+	assert_string_equal(at(pos, 3, 3), "s");
+	assert_string_equal(prison(pos, 2), "");
+	expect_position(pos, "nchess1:...+g+.../c......../..s....../........./~~~~~~~~~/"
+			"........./........./........./...cG+...:-:-:-:-:S:-");
+	rules_move_list_free(&l);
+	rules_move_list_free(&c1);
+	rules_move_list_free(&c2);
+	G->free_position(pos);
+}
+
+/* N13's position: North fills rows 1-4 except [4 9]. */
+static rules_position *n13_position(void)
+{
+	char board[9][9];
+
+	memset(board, 0, sizeof board);
+	place_pieces(board, "c 1 1, n 1 2, m 1 3, g 1 5, m 1 7, n 1 8, c 1 9, c 5 4, G 9 5");
+	for (int r = 1; r < 4; r++)
+		for (int c = 0; c < 9; c++)
+			if (r != 3 || c != 8)
+				board[r][c] = 's';
+	return setup_board(board, 0, 0, "ans", 0, 'N');
+}
+
+static void test_n13_not_enough_room(void **state)
+{
+	rules_position *pos = n13_position();
+	rules_move m;
+	rules_error err;
+	rules_move_list l = { 0 };
+	(void)state;
+
+	expect_illegal(pos, "c 5 4 9 4 / s 4 9 / n 4 9",
+		       "too many placements: there is room in North's half for only 1 of the 3 released prisoners");
+	expect_illegal(pos, "c 5 4 9 4 / n 4 9", "placement 1 is a Soldier (s), not a Knight");
+	assert_int_equal(try_parse(pos, -1, "c 5 4 9 4", &m, &err), RULES_E_INCOMPLETE);
+	assert_non_null(strstr(err.message, "1 more placement needed, for s"));
+	assert_int_equal(G->continuations(pos, &m, &l), 1);
+	assert_int_equal(l.v[0].partial, 0);
+	play(pos, "c 5 4 9 4 / s 4 9", "c 5 4 9 4 / s 4 9",
+	     "releases s; 2 stay imprisoned (no room)");
+	assert_string_equal(prison(pos, 2), "an");
+	assert_string_equal(at(pos, 4, 9), "s");
+
+	play(pos, "G 9 5 8 5", "G 9 5 8 5", "");
+	expect_reject(pos, -1, "s 4 9 5 9", RULES_E_INCOMPLETE, "1 more placement needed, for n");
+	play(pos, "s 4 9 5 9 / n 4 9", "s 4 9 5 9 / n 4 9", "releases n; 1 stays imprisoned (no room)");
+	assert_string_equal(prison(pos, 2), "a");
+	assert_string_equal(at(pos, 4, 9), "n");
+	assert_string_equal(at(pos, 5, 9), "s");
+	assert_string_equal(at(pos, 9, 4), "c");
+	rules_move_list_free(&l);
+	G->free_position(pos);
+}
+
+static void test_n14_delayed_release(void **state)
+{
+	rules_position *pos = setup("c 9 6, C 2 1, n 1 1, s 3 1, g 1 5, G 9 5", 0, 0, 0, 0, 'S');
+	rules_position *alt;
+	(void)state;
+
+	play(pos, "C 2 1 1 1 6", "C 2 1 1 1 6", "captures n");
+	assert_string_equal(prison(pos, 3), "n");
+	assert_string_equal(at(pos, 9, 6), "c");
+	alt = G->clone(pos);
+	expect_reject(pos, -1, "s 3 1 4 1", RULES_E_INCOMPLETE, "1 more placement needed, for n");
+	play(pos, "s 3 1 4 1 / n 2 1", "s 3 1 4 1 / n 2 1", "releases n");
+	assert_string_equal(at(pos, 2, 1), "n");
+	assert_string_equal(prison(pos, 3), "");
+
+	play(alt, "c 9 6 8 6", "c 9 6 8 6", "");
+	assert_string_equal(prison(alt, 3), "n");
+	G->free_position(pos);
+	G->free_position(alt);
+}
+
+static void test_n15_general_capture_ends_game(void **state)
+{
+	rules_position *pos = setup("C 5 4, g 1 4, G 9 5", "S", 0, 0, 0, 'S');
+	rules_move a, b, c;
+	rules_error err;
+	rules_result res;
+	char buf[RULES_TEXT_MAX];
+	(void)state;
+
+	assert_int_equal(try_parse(pos, -1, "C 5 4 1 4", &a, &err), RULES_OK);
+	assert_int_equal(try_parse(pos, -1, "C 5 4 1 4 6", &b, &err), RULES_OK);
+	assert_int_equal(try_parse(pos, -1, "C 5 4 1 4 / S 2 2 / N 9 9", &c, &err), RULES_OK);
+	assert_int_equal(memcmp(&a, &b, sizeof a), 0);
+	assert_int_equal(memcmp(&a, &c, sizeof a), 0);
+	G->format(pos, &c, buf, sizeof buf);
+	assert_string_equal(buf, "C 5 4 1 4");
+	expect_illegal(pos, "C 5 4 1 4 5", "the prison must be 4 or 6");
+
+	play(pos, "C 5 4 1 4 6", "C 5 4 1 4", "wins: General captured");
+	assert_string_equal(at(pos, 1, 4), "C");
+	assert_string_equal(prison(pos, 0), "S");
+	assert_int_equal(G->turn(pos), 0u);
+	G->result(pos, &res);
+	assert_int_equal(res.over, 1);
+	assert_int_equal(res.rank[SOUTH], 1);
+	assert_int_equal(res.rank[NORTH], 2);
+	assert_string_equal(res.summary, "South wins: General captured");
+	assert_int_equal(count_moves(pos, SOUTH), 0);
+	assert_int_equal(count_moves(pos, NORTH), 0);
+	expect_reject(pos, NORTH, "c 1 1 2 1", RULES_E_OVER, "over");
+	assert_int_equal(G->apply(pos, &a, NULL, NULL, &err), RULES_E_OVER);
+	expect_position(pos, "nchess1:...C.+.../........./........./........./~~~~~~~~~/"
+			"........./........./........./...+G+...:S:-:-:-:N:S:general");
+	G->free_position(pos);
+}
+
+/* N16's position: g [1 1], North Ministers on every square with odd row+col. */
+static rules_position *n16_position(const char *extra, char side)
+{
+	char board[9][9];
+
+	memset(board, 0, sizeof board);
+	place_pieces(board, "g 1 1, G 9 5");
+	place_pieces(board, extra);
+	for (int r = 0; r < 9; r++)
+		for (int c = 0; c < 9; c++)
+			if ((r + c) % 2)
+				board[r][c] = 'm';
+	return setup_board(board, 0, 0, 0, 0, side);
+}
+
+static void test_n16_no_legal_move_loses(void **state)
+{
+	rules_position *pos = n16_position("", 'N');
+	rules_position *var = n16_position("M 7 7", 'S');
+	rules_result res;
+	(void)state;
+
+	/* As given: North to move and stuck; the game is over, South wins. */
+	assert_int_equal(count_moves(pos, NORTH), 0);
+	assert_int_equal(G->turn(pos), 0u);
+	G->result(pos, &res);
+	assert_int_equal(res.over, 1);
+	assert_int_equal(res.rank[SOUTH], 1);
+	assert_int_equal(res.rank[NORTH], 2);
+	assert_string_equal(res.summary, "South wins: North has no legal move");
+	expect_reject(pos, NORTH, "m 1 2 2 3", RULES_E_OVER, "over");
+
+	/* The same reached by a move: apply ends the game. */
+	assert_int_equal(G->turn(var), 1u);
+	play(var, "M 7 7 6 6", "M 7 7 6 6", "wins: North has no legal move");
+	assert_int_equal(G->turn(var), 0u);
+	G->result(var, &res);
+	assert_string_equal(res.summary, "South wins: North has no legal move");
+	char *s = G->serialize(var);
+	assert_non_null(strstr(s, ":N:S:nomove"));
+	free(s);
+	G->free_position(pos);
+	G->free_position(var);
+}
+
+static void test_n17_own_piece(void **state)
+{
+	rules_position *pos = start_pos();
+	(void)state;
+
+	expect_illegal(pos, "C 9 1 7 1", "[7 1] holds your own Soldier");
+	expect_legal(pos, "C 9 1 8 1", "C 9 1 8 1");
+	G->free_position(pos);
+}
+
+static void test_n18_letters_and_case(void **state)
+{
+	rules_position *pos = start_pos();
+	(void)state;
+
+	expect_illegal(pos, "N 9 1 8 1", "wrong letter: the piece on [9 1] is a Chariot, not a Knight");
+	expect_legal(pos, "c 9 1 8 1", "C 9 1 8 1");
+	expect_illegal(pos, "s 3 1 4 1", "the Soldier on [3 1] is North's, not yours");
+	expect_illegal(pos, "S 6 1 5 1", "there is no piece on [6 1]");
+	G->free_position(pos);
+}
+
+/* Resignation and draws are handled by the server, not by the rules: these
+ * words are not moves. */
+static void test_n19_resign_and_draw_are_not_moves(void **state)
+{
+	rules_position *pos = start_pos();
+	(void)state;
+
+	expect_reject(pos, SOUTH, "resign", RULES_E_PARSE, "'r' is not a piece letter");
+	expect_reject(pos, NORTH, "offer draw", RULES_E_PARSE, "");
+	expect_reject(pos, SOUTH, "accept draw", RULES_E_PARSE, "");
+	expect_position(pos, START);
+	G->free_position(pos);
+}
+
+static void test_n20_two_prisons(void **state)
+{
+	rules_position *pos = setup("c 9 4, a 9 6, g 1 5, G 8 5", 0, 0, "n", "s", 'N');
+	(void)state;
+
+	expect_illegal(pos, "g 1 5 2 5 / s 3 3 / n 2 1", "placement 1 is a Knight (n), not a Soldier");
+	expect_reject(pos, -1, "g 1 5 2 5", RULES_E_INCOMPLETE, "2 more placements needed, for n, s");
+	play(pos, "g 1 5 2 5 / n 2 1 / s 3 3", "g 1 5 2 5 / n 2 1 / s 3 3", "releases n, s");
+	assert_string_equal(at(pos, 2, 1), "n");
+	assert_string_equal(at(pos, 3, 3), "s");
+	assert_string_equal(prison(pos, 2), "");
+	assert_string_equal(prison(pos, 3), "");
+	G->free_position(pos);
+}
+
+/* ---- notation, spec 8 ---- */
+
+static void test_notation_examples(void **state)
+{
+	rules_position *p;
+	(void)state;
+
+	/* 1, 11 */
+	p = start_pos();
+	expect_legal(p, "S 7 1 6 1", "S 7 1 6 1");
+	expect_legal(p, "S 7 5 6 5  # centre pawn", "S 7 5 6 5");
+	play(p, "S 7 1 6 1", "S 7 1 6 1", "");
+	/* 2 */
+	expect_legal(p, "[a 2 2 5 2]", "a 2 2 5 2");
+	G->free_position(p);
+	/* 3 */
+	p = setup("C 4 1, G 9 5, s 3 1, g 1 5", 0, 0, 0, 0, 'S');
+	expect_legal(p, "c4131 4", "C 4 1 3 1 4");
+	G->free_position(p);
+	/* 4 */
+	p = setup("N 6 3, s 4 4, G 9 5, g 1 5", 0, 0, 0, 0, 'S');
+	play(p, "N 6 3 4 4 6", "N 6 3 4 4 6", "captures s");
+	assert_string_equal(prison(p, 3), "s");
+	G->free_position(p);
+	/* 5, 6: see N10. 7, 8 */
+	p = setup("c 5 4, g 1 5, G 9 5", 0, 0, "sc", 0, 'N');
+	expect_legal(p, "c 5 4 9 4 / c 2 1 / s 3 3", "c 5 4 9 4 / c 2 1 / s 3 3");
+	expect_legal(p, "C 5 4 9 4 / C 2 1 / S 3 3", "c 5 4 9 4 / c 2 1 / s 3 3");
+	expect_legal(p, "[C5494]/[C21]/[S33]", "c 5 4 9 4 / c 2 1 / s 3 3");
+	G->free_position(p);
+	/* 9: see N14. 10 */
+	p = setup("O 2 5, g 1 5, G 9 5", 0, 0, 0, 0, 'S');
+	play(p, "O 2 5 1 5", "O 2 5 1 5", "wins: General captured");
+	G->free_position(p);
+	/* North promotes to a lower-case officer. */
+	p = setup("s 8 3, G 9 5, g 1 5", 0, 0, 0, 0, 'N');
+	play(p, "s 8 3 9 3", "s 8 3 9 3", "promotes to o");
+	assert_string_equal(at(p, 9, 3), "o");
+	G->free_position(p);
+}
+
+static void test_notation_rejected_examples(void **state)
+{
+	rules_position *p = setup("C 4 1, G 9 5, s 3 1, g 1 5", 0, 0, 0, 0, 'S');
+	rules_position *s = start_pos();
+	(void)state;
+
+	expect_illegal(p, "C 4 1 3 1", "prison digit missing");
+	expect_illegal(p, "C 4 1 3 1 5", "the prison must be 4 or 6");
+	expect_illegal(s, "S 7 1 6 1 4", "a prison digit is written only for a capture, and [6 1] is empty");
+	expect_illegal(s, "N 9 1 8 1", "wrong letter");
+	G->free_position(p);
+	G->free_position(s);
+}
+
+static void test_lexical_rules(void **state)
+{
+	rules_position *s = start_pos();
+	char buf[1200];
+	(void)state;
+
+	expect_legal(s, "S7161", "S 7 1 6 1");
+	expect_legal(s, "[S 7, 1, 6, 1]", "S 7 1 6 1");
+	expect_legal(s, "\t s ,7,,1\t6 1 ", "S 7 1 6 1");
+	expect_legal(s, "S 7 1 6 1 +", "S 7 1 6 1");
+	expect_legal(s, "S 7 1 6 1++ #check? / x", "S 7 1 6 1");
+	expect_legal(s, "S 7 1 6 1#", "S 7 1 6 1");
+
+	expect_reject(s, -1, "", RULES_E_PARSE, "ends too early");
+	expect_reject(s, -1, "  ", RULES_E_PARSE, "ends too early");
+	expect_reject(s, -1, "# just a comment", RULES_E_PARSE, "");
+	expect_reject(s, -1, "X 7 1 6 1", RULES_E_PARSE, "'X' is not a piece letter");
+	expect_reject(s, -1, "S 7 1 6", RULES_E_PARSE, "ends too early");
+	expect_reject(s, -1, "S 7 1 6 1 4 4", RULES_E_PARSE, "too many digits");
+	expect_reject(s, -1, "S 0 1 6 1", RULES_E_PARSE, "0 is not a row or column");
+	expect_reject(s, -1, "S 7 1 6 1 /", RULES_E_PARSE, "ends too early");
+	expect_reject(s, -1, "S 7 1 6 1 / S 2", RULES_E_PARSE, "ends too early");
+	expect_reject(s, -1, "S 7 1 6 1 / S 2 1 3", RULES_E_PARSE, "too many digits");
+	expect_reject(s, -1, "S 7 1 6 1 ]]", RULES_E_PARSE, "unexpected ']'");
+	expect_reject(s, -1, "S 7 1 6 1 + /", RULES_E_PARSE, "unexpected '/'");
+	expect_reject(s, -1, "S 7 1 6 1 x", RULES_E_PARSE, "unexpected 'x'");
+	expect_reject(s, -1, "S 7 1 6 1;", RULES_E_PARSE, "unexpected ';'");
+	expect_reject(s, -1, "S 7 1 6 1\n", RULES_E_PARSE, "unexpected character 0x0a");
+	expect_reject(s, -1, "S 7 1 6 1 \xc3\xa9", RULES_E_PARSE, "only ASCII");
+	expect_reject(s, -1, "S 7 1 6 1 # caf\xc3\xa9", RULES_E_PARSE, "only ASCII");
+	expect_reject(s, -1, "S - 7 1 6 1", RULES_E_PARSE, "unexpected '-'");
+
+	/* Length: up to 2 * RULES_TEXT_MAX characters are read. */
+	memset(buf, ' ', sizeof buf);
+	memcpy(buf + 2 * RULES_TEXT_MAX - 9, "S 7 1 6 1", 9);
+	buf[2 * RULES_TEXT_MAX] = 0;
+	expect_legal(s, buf, "S 7 1 6 1");
+	memcpy(buf + 2 * RULES_TEXT_MAX - 8, "S 7 1 6 1", 9);
+	buf[2 * RULES_TEXT_MAX + 1] = 0;
+	expect_reject(s, -1, buf, RULES_E_PARSE, "too long");
+	memset(buf, 'S', sizeof buf - 1);
+	buf[sizeof buf - 1] = 0;
+	expect_reject(s, -1, buf, RULES_E_PARSE, "too long");
+
+	/* Syntax is checked before whose turn it is. */
+	expect_reject(s, NORTH, "hello", RULES_E_PARSE, "");
+	expect_reject(s, NORTH, "s 3 1 4 1", RULES_E_TURN, "South is to move");
+	expect_reject(s, 7, "S 7 1 6 1", RULES_E_TURN, "");
+	G->free_position(s);
+}
+
+/* ---- position text, view and metadata ---- */
+
+static void test_serialize_round_trip_and_corruption(void **state)
+{
+	static const char *bad[] = {
+		"",
+		"nchess1:",
+		"chess1:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:S:-",
+		"nchess2:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:S:-",
+		/* an empty ordinary square written as river, prison and unknown */
+		"nchess1:cnm+g+mnc/~a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:S:-",
+		"nchess1:cnm.g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:S:-",
+		"nchess1:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~.~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:S:-",
+		"nchess1:cnm+g+mnc/.a..x..a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:S:-",
+		/* row too short, too long */
+		"nchess1:cnm+g+mnc/.a.....a/s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:S:-",
+		"nchess1:cnm+g+mnc/.a.....a../s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:S:-",
+		/* truncated anywhere */
+		"nchess1:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:S:",
+		"nchess1:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:S",
+		"nchess1:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-",
+		"nchess1:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S",
+		/* trailing text, bad side, bad result */
+		"nchess1:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:S:- ",
+		"nchess1:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:X:-",
+		"nchess1:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:S:S:draw",
+		/* the General count does not fit the result */
+		"nchess1:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:N:S:general",
+		"nchess1:cnm+.+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:S:-",
+		"nchess1:cnm+g+mnc/.a..g..a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:S:-",
+		/* a finished game whose side to move is the winner */
+		"nchess1:cnm+.+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:S:S:general",
+		/* a Soldier on its last row */
+		"nchess1:cnmSg+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:S:-",
+		"nchess1:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNMsG+MNC:-:-:-:-:S:-",
+		/* prisoners: wrong side, a General, empty field, '-' mixed in */
+		"nchess1:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:s:-:-:-:S:-",
+		"nchess1:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:S:-:S:-",
+		"nchess1:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:G:-:-:-:S:-",
+		"nchess1:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC::-:-:-:S:-",
+		"nchess1:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:S-:-:-:-:S:-",
+		"nchess1:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/........./S.S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:-:S:-",
+	};
+	rules_position *pos = NULL;
+	rules_error err;
+	char *s, long_text[400];
+	(void)state;
+
+	assert_int_equal(G->deserialize(START, &pos, &err), 0);
+	s = G->serialize(pos);
+	assert_string_equal(s, START);
+	free(s);
+	G->free_position(pos);
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		pos = (rules_position *)&err;   /* must be reset to NULL */
+		err.code = 0;
+		int rc = G->deserialize(bad[i], &pos, &err);
+		if (rc != RULES_E_DATA)
+			fprintf(stderr, "accepted corrupt position %zu: %s\n", i, bad[i]);
+		assert_int_equal(rc, RULES_E_DATA);
+		assert_int_equal(err.code, RULES_E_DATA);
+		assert_null(pos);
+	}
+	assert_int_equal(G->deserialize(NULL, &pos, &err), RULES_E_DATA);
+
+	/* Every prefix of a valid text is rejected, never read past. */
+	const char *good = "nchess1:...C.+.../........./........./........./~~~~~~~~~/"
+		"........./........./........./...+G+...:S:-:-:-:N:S:general";
+	for (size_t n = 0; n < strlen(good); n++) {
+		char *prefix = strndup(good, n);
+		assert_int_equal(G->deserialize(prefix, &pos, &err), RULES_E_DATA);
+		free(prefix);
+	}
+	assert_int_equal(G->deserialize(good, &pos, &err), 0);
+	s = G->serialize(pos);
+	assert_string_equal(s, good);
+	free(s);
+	G->free_position(pos);
+
+	/* More pieces than the position may hold. */
+	int n = snprintf(long_text, sizeof long_text, "nchess1:mmmmgmmmm/mmmmmmmmm/mmmmmmmmm/"
+			 "mmmmmmmmm/mmmmmmmmm/mmmmmmmmm/mmmmmmmmm/mmmmmmmmm/mmmmGmmmm:-:-:");
+	for (int i = 0; i < 16; i++)
+		long_text[n++] = 'm';
+	snprintf(long_text + n, sizeof long_text - n, ":-:S:-");
+	assert_int_equal(G->deserialize(long_text, &pos, &err), RULES_E_DATA);
+	/* ... one fewer fits. */
+	snprintf(long_text + n - 1, sizeof long_text - n + 1, ":-:S:-");
+	assert_int_equal(G->deserialize(long_text, &pos, &err), 0);
+	s = G->serialize(pos);
+	assert_string_equal(s, long_text);
+	free(s);
+	G->free_position(pos);
+
+	assert_int_equal(G->start("variant", &pos, &err), RULES_E_DATA);
+	assert_null(pos);
+	assert_int_equal(G->start("", &pos, &err), 0);
+	expect_position(pos, START);
+	G->free_position(pos);
+}
+
+static void test_view(void **state)
+{
+	rules_position *pos = setup("C 9 1, G 8 5, g 1 5, n 9 4, c 1 6", "SAO", 0, 0, "c", 'S');
+	rules_view v;
+	(void)state;
+
+	G->view(pos, &v);
+	assert_int_equal(v.rows, 9);
+	assert_int_equal(v.cols, 9);
+	assert_string_equal(v.row_label[0], "1");
+	assert_string_equal(v.row_label[8], "9");
+	assert_string_equal(v.col_label[0], "1");
+	assert_string_equal(v.col_label[8], "9");
+	assert_string_equal(v.cell[8][0].piece, "C");
+	assert_int_equal(v.cell[8][0].owner, SOUTH);
+	assert_string_equal(v.cell[8][0].kind, "");
+	assert_string_equal(v.cell[8][3].piece, "n");
+	assert_int_equal(v.cell[8][3].owner, NORTH);
+	assert_string_equal(v.cell[8][3].kind, "prison");
+	assert_string_equal(v.cell[0][5].kind, "prison");
+	assert_string_equal(v.cell[0][3].kind, "prison");
+	assert_string_equal(v.cell[0][3].piece, "");
+	assert_int_equal(v.cell[0][3].owner, -1);
+	assert_string_equal(v.cell[8][5].kind, "prison");
+	assert_string_equal(v.cell[4][0].kind, "river");
+	assert_string_equal(v.cell[4][8].kind, "river");
+	assert_string_equal(v.cell[3][3].kind, "");
+	assert_int_equal(v.nholdings, 4);
+	assert_string_equal(v.holding[0].name, "North prison 4");
+	assert_int_equal(v.holding[0].row, 0);
+	assert_int_equal(v.holding[0].col, 3);
+	assert_int_equal(v.holding[0].owner, SOUTH);
+	assert_int_equal(v.holding[0].npieces, 3);
+	assert_string_equal(v.holding[0].pieces[0], "S");
+	assert_string_equal(v.holding[0].pieces[2], "O");
+	assert_string_equal(v.holding[1].name, "North prison 6");
+	assert_int_equal(v.holding[1].npieces, 0);
+	assert_string_equal(v.holding[3].name, "South prison 6");
+	assert_int_equal(v.holding[3].row, 8);
+	assert_int_equal(v.holding[3].col, 5);
+	assert_int_equal(v.holding[3].owner, NORTH);
+	assert_int_equal(v.holding[3].npieces, 1);
+	assert_string_equal(v.holding[3].pieces[0], "c");
+	assert_int_equal(G->view_quarter_turns(SOUTH), 0);
+	assert_int_equal(G->view_quarter_turns(NORTH), 2);
+	G->free_position(pos);
+}
+
+static void test_metadata(void **state)
+{
+	(void)state;
+	assert_ptr_equal(rules_find("nchess", 0), G);
+	assert_ptr_equal(rules_find("nchess", 1), G);
+	assert_string_equal(G->id, "nchess");
+	assert_string_equal(G->title, "Nchess");
+	assert_int_equal(G->version, 1);
+	assert_int_equal(G->nseats, 2);
+	assert_string_equal(G->seat_names[0], "South");
+	assert_string_equal(G->seat_names[1], "North");
+	assert_int_equal(rules_seat_index(G, "north"), NORTH);
+	assert_non_null(strstr(G->choice_help, "c 5 4 9 4"));
+	assert_non_null(strstr(G->choice_help, " / <letter> <row> <column>"));
+	assert_true(strlen(G->summary) > 10);
+}
+
+static void test_apply_rejects_bad_moves(void **state)
+{
+	rules_position *pos = start_pos();
+	rules_move m;
+	rules_error err;
+	rules_outcome out;
+	char buf[8];
+	(void)state;
+
+	memset(&m, 0, sizeof m);
+	assert_int_equal(G->apply(pos, &m, NULL, &out, &err), RULES_E_ILLEGAL);
+	memset(m.raw, 0xff, sizeof m.raw);
+	assert_int_equal(G->apply(pos, &m, NULL, &out, &err), RULES_E_ILLEGAL);
+	assert_int_equal(G->format(pos, &m, buf, sizeof buf), 0);
+	assert_string_equal(buf, "");
+	rules_move_list l = { 0 };
+	assert_int_equal(G->continuations(pos, &m, &l), 0);
+	assert_int_equal(l.n, 0);
+	assert_int_equal(G->parse(pos, SOUTH, "S 7 1 6 1", &m, &err), 0);
+	m.raw[5] = 4;   /* a prison digit on a non-capture */
+	assert_int_equal(G->apply(pos, &m, NULL, &out, &err), RULES_E_ILLEGAL);
+	expect_position(pos, START);
+	/* format truncates to the buffer and still terminates it */
+	assert_int_equal(G->parse(pos, SOUTH, "S 7 1 6 1", &m, &err), 0);
+	assert_int_equal(G->format(pos, &m, buf, 6), 5);
+	assert_string_equal(buf, "S 7 1");
+	assert_int_equal(G->format(pos, &m, buf, 0), 0);
+	G->free_position(pos);
+}
+
+/* ---- every listed move round-trips through its text ---- */
+
+static void check_round_trip(const rules_position *pos, const rules_move *m, int depth)
+{
+	char buf[RULES_TEXT_MAX];
+	rules_move back;
+	rules_error err;
+	rules_move_list l = { 0 };
+
+	G->format(pos, m, buf, sizeof buf);
+	int rc = G->parse(pos, m->seat, buf, &back, &err);
+	assert_int_equal(rc, m->partial ? RULES_E_INCOMPLETE : RULES_OK);
+	if (memcmp(&back, m, sizeof back) != 0)
+		fprintf(stderr, "round trip differs: %s\n", buf);
+	assert_int_equal(memcmp(&back, m, sizeof back), 0);
+	if (!m->partial) {
+		assert_int_equal(G->continuations(pos, m, &l), 0);
+		return;
+	}
+	assert_true(G->continuations(pos, m, &l) > 0);
+	/* Follow every first continuation fully; sample the others. */
+	for (size_t i = 0; i < l.n; i++)
+		if (i == 0 || (depth == 0 && i % 7 == 3))
+			check_round_trip(pos, &l.v[i], depth + 1);
+	rules_move_list_free(&l);
+}
+
+static void check_all_round_trips(const rules_position *pos)
+{
+	rules_move_list l = { 0 };
+	int seat = to_move(pos);
+
+	if (seat < 0)
+		return;
+	G->legal_moves(pos, seat, &l);
+	for (size_t i = 0; i < l.n; i++)
+		check_round_trip(pos, &l.v[i], 0);
+	rules_move_list_free(&l);
+}
+
+static void test_round_trip_listed_moves(void **state)
+{
+	rules_position *p[5];
+	(void)state;
+
+	p[0] = start_pos();
+	p[1] = setup("c 5 4, g 1 5, G 9 5", 0, 0, "sc", 0, 'N');
+	p[2] = n13_position();
+	p[3] = setup("c 9 4, a 9 6, g 1 5, G 8 5", 0, 0, "n", "s", 'N');
+	p[4] = setup("C 5 4, g 1 4, G 9 5, N 2 5, s 3 4, O 2 2", "S", 0, 0, 0, 'S');
+	for (int i = 0; i < 5; i++) {
+		check_all_round_trips(p[i]);
+		G->free_position(p[i]);
+	}
+}
+
+/* ---- the generator agrees with the move checker ---- */
+
+/* Every (from, to) of seat's pieces that parse accepts is listed, and back. */
+static void cross_check(const rules_position *pos)
+{
+	rules_move_list l = { 0 };
+	int seat = to_move(pos);
+	unsigned char listed[9][9][9][9];
+	rules_view v;
+
+	if (seat < 0)
+		return;
+	memset(listed, 0, sizeof listed);
+	G->legal_moves(pos, seat, &l);
+	for (size_t i = 0; i < l.n; i++) {
+		char buf[RULES_TEXT_MAX];
+		int fr, fc, tr, tc;
+		G->format(pos, &l.v[i], buf, sizeof buf);
+		assert_int_equal(sscanf(buf + 2, "%d %d %d %d", &fr, &fc, &tr, &tc), 4);
+		listed[fr - 1][fc - 1][tr - 1][tc - 1]++;
+	}
+	G->view(pos, &v);
+	for (int fr = 0; fr < 9; fr++)
+		for (int fc = 0; fc < 9; fc++) {
+			if (v.cell[fr][fc].owner != seat)
+				continue;
+			for (int tr = 0; tr < 9; tr++)
+				for (int tc = 0; tc < 9; tc++) {
+					char text[32];
+					rules_move m;
+					const char *victim = v.cell[tr][tc].piece;
+					int cap = v.cell[tr][tc].owner == 1 - seat
+						&& toupper((unsigned char)victim[0]) != 'G';
+					snprintf(text, sizeof text, "%s %d %d %d %d%s",
+						 v.cell[fr][fc].piece, fr + 1, fc + 1, tr + 1, tc + 1,
+						 cap ? " 6" : "");
+					int rc = G->parse(pos, seat, text, &m, NULL);
+					int ok = rc == RULES_OK || rc == RULES_E_INCOMPLETE;
+					assert_true(rc == RULES_OK || rc == RULES_E_INCOMPLETE
+						    || rc == RULES_E_ILLEGAL);
+					int want = ok ? (cap ? 2 : 1) : 0;
+					if (listed[fr][fc][tr][tc] != want)
+						fprintf(stderr, "mismatch %s: listed %d\n", text,
+							listed[fr][fc][tr][tc]);
+					assert_int_equal(listed[fr][fc][tr][tc], want);
+				}
+		}
+	rules_move_list_free(&l);
+}
+
+/* ---- random games ---- */
+
+static uint64_t rng_state;
+
+static uint64_t rng(void)
+{
+	/* xorshift64*: fixed seed, the same games every run. */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 2685821657736338717ULL;
+}
+
+/* A random legal complete move for the side to move. */
+static void random_move(const rules_position *pos, rules_move *out)
+{
+	rules_move_list l = { 0 };
+	int seat = to_move(pos);
+
+	assert_true(G->legal_moves(pos, seat, &l) > 0);
+	*out = l.v[rng() % l.n];
+	while (out->partial) {
+		rules_move_list c = { 0 };
+		assert_true(G->continuations(pos, out, &c) > 0);
+		*out = c.v[rng() % c.n];
+		rules_move_list_free(&c);
+	}
+	rules_move_list_free(&l);
+}
+
+static void check_invariants(const rules_position *pos, int mover)
+{
+	rules_view v;
+	rules_result res;
+	rules_position *back = NULL;
+	int board[2] = { 0, 0 }, held[2] = { 0, 0 }, generals[2] = { 0, 0 };
+	char *s = G->serialize(pos), *s2;
+
+	assert_int_equal(G->deserialize(s, &back, NULL), 0);
+	s2 = G->serialize(back);
+	assert_string_equal(s, s2);
+	free(s2);
+	free(s);
+	G->free_position(back);
+
+	G->view(pos, &v);
+	G->result(pos, &res);
+	for (int r = 0; r < 9; r++)
+		for (int c = 0; c < 9; c++) {
+			const char *p = v.cell[r][c].piece;
+			if (!p[0]) {
+				assert_int_equal(v.cell[r][c].owner, -1);
+				continue;
+			}
+			int owner = v.cell[r][c].owner;
+			assert_int_equal(owner, isupper((unsigned char)p[0]) ? SOUTH : NORTH);
+			board[owner]++;
+			if (toupper((unsigned char)p[0]) == 'G')
+				generals[owner]++;
+			assert_false(p[0] == 'S' && r == 0);
+			assert_false(p[0] == 's' && r == 8);
+		}
+	for (int k = 0; k < 4; k++) {
+		assert_true(v.holding[k].npieces < 32);
+		held[v.holding[k].owner] += v.holding[k].npieces;
+		for (int i = 0; i < v.holding[k].npieces; i++)
+			assert_true(toupper((unsigned char)v.holding[k].pieces[i][0]) != 'G');
+	}
+	for (int s2i = 0; s2i < 2; s2i++) {
+		int captured = generals[s2i] == 0;
+		assert_true(generals[s2i] <= 1);
+		if (captured) {
+			assert_int_equal(res.over, 1);
+			assert_int_equal(res.rank[s2i], 2);
+			assert_string_equal(res.summary, s2i == SOUTH
+					    ? "North wins: General captured" : "South wins: General captured");
+		}
+		assert_int_equal(board[s2i] + held[s2i] + captured, 14);
+	}
+	if (res.over) {
+		assert_int_equal(G->turn(pos), 0u);
+		assert_int_equal(count_moves(pos, SOUTH), 0);
+		assert_int_equal(count_moves(pos, NORTH), 0);
+		assert_int_equal(res.rank[mover], 1);
+	} else {
+		assert_int_equal(G->turn(pos), 1u << (1 - mover));
+		assert_int_equal(count_moves(pos, mover), 0);
+		assert_true(count_moves(pos, 1 - mover) > 0);
+	}
+}
+
+/* Plays one random game; returns its length, records the move texts. */
+static int random_game(rules_position *pos, int cap, char (*texts)[RULES_TEXT_MAX], int deep)
+{
+	int ply = 0;
+
+	check_invariants(pos, NORTH);
+	while (G->turn(pos) && ply < cap) {
+		rules_move m, back;
+		rules_outcome out;
+		rules_error err;
+		int seat = to_move(pos);
+		char buf[RULES_TEXT_MAX];
+
+		if (deep && ply % 25 == 0) {
+			check_all_round_trips(pos);
+			cross_check(pos);
+		}
+		random_move(pos, &m);
+		assert_int_equal(m.seat, seat);
+		G->format(pos, &m, buf, sizeof buf);
+		assert_int_equal(G->parse(pos, seat, buf, &back, &err), RULES_OK);
+		assert_int_equal(memcmp(&back, &m, sizeof m), 0);
+		if (texts)
+			strcpy(texts[ply], buf);
+		if (G->apply(pos, &m, NULL, &out, &err) != RULES_OK)
+			fail_msg("apply failed for %s: %s", buf, err.message);
+		ply++;
+		check_invariants(pos, seat);
+	}
+	return ply;
+}
+
+static void test_random_games(void **state)
+{
+	int over = 0, total = 0, general = 0, nomove = 0;
+	(void)state;
+
+	rng_state = 0x9e3779b97f4a7c15ULL;
+	for (int g = 0; g < 300; g++) {
+		rules_position *pos = start_pos();
+		rules_result res;
+		total += random_game(pos, 600, NULL, g < 12);
+		G->result(pos, &res);
+		if (res.over) {
+			over++;
+			if (strstr(res.summary, "General captured"))
+				general++;
+			else
+				nomove++;
+		}
+		G->free_position(pos);
+	}
+	/* Random play ends most games by taking a General. */
+	assert_true(over > 150);
+	assert_int_equal(over, general + nomove);
+	if (getenv("NCHESS_STATS"))
+		fprintf(stderr, "games over %d (general %d, no move %d), plies %d\n",
+			over, general, nomove, total);
+}
+
+static void test_replay_rebuilds_position(void **state)
+{
+	static char texts[600][RULES_TEXT_MAX];
+	(void)state;
+
+	rng_state = 12345;
+	for (int g = 0; g < 5; g++) {
+		rules_position *pos = start_pos(), *again = start_pos();
+		int n = random_game(pos, 600, texts, 0);
+		for (int i = 0; i < n; i++) {
+			rules_move m;
+			rules_error err;
+			int rc = G->parse(again, to_move(again), texts[i], &m, &err);
+			if (rc)
+				fail_msg("replay of '%s' failed: %s", texts[i], err.message);
+			assert_int_equal(G->apply(again, &m, NULL, NULL, &err), RULES_OK);
+		}
+		char *a = G->serialize(pos), *b = G->serialize(again);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+		G->free_position(pos);
+		G->free_position(again);
+	}
+}
+
+/* Positions with prisoners: random games from a position rich in captures. */
+static void test_random_games_with_prisons(void **state)
+{
+	(void)state;
+
+	rng_state = 777;
+	for (int g = 0; g < 40; g++) {
+		rules_position *pos = setup("c 5 4, a 9 6, g 1 5, G 8 5, C 5 6, A 1 4, S 4 4, s 6 6,"
+					    "N 7 3, n 3 7, M 6 2, m 4 8, O 2 2, o 8 8",
+					    "SCA", "N", "ns", "cm", 'N');
+		rules_move m;
+		/* The totals here are not 14 per side; only play and round-trip. */
+		for (int ply = 0; ply < 300 && G->turn(pos); ply++) {
+			rules_outcome out;
+			rules_error err;
+			if (ply % 10 == 0) {
+				check_all_round_trips(pos);
+				cross_check(pos);
+			}
+			random_move(pos, &m);
+			assert_int_equal(G->apply(pos, &m, NULL, &out, &err), RULES_OK);
+			char *s = G->serialize(pos);
+			rules_position *back = NULL;
+			assert_int_equal(G->deserialize(s, &back, NULL), 0);
+			char *s2 = G->serialize(back);
+			assert_string_equal(s, s2);
+			free(s);
+			free(s2);
+			G->free_position(back);
+		}
+		G->free_position(pos);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_n1_first_move_and_count),
+		cmocka_unit_test(test_n2_south_moves_first),
+		cmocka_unit_test(test_n3_soldier_directions),
+		cmocka_unit_test(test_n4_chariot_and_river),
+		cmocka_unit_test(test_n5_empty_prison_does_not_block),
+		cmocka_unit_test(test_n6_archer),
+		cmocka_unit_test(test_n7_knight_jumps),
+		cmocka_unit_test(test_n8_minister),
+		cmocka_unit_test(test_n9_general),
+		cmocka_unit_test(test_n10_promotion),
+		cmocka_unit_test(test_n11_capture_and_prison),
+		cmocka_unit_test(test_n12_release),
+		cmocka_unit_test(test_n13_not_enough_room),
+		cmocka_unit_test(test_n14_delayed_release),
+		cmocka_unit_test(test_n15_general_capture_ends_game),
+		cmocka_unit_test(test_n16_no_legal_move_loses),
+		cmocka_unit_test(test_n17_own_piece),
+		cmocka_unit_test(test_n18_letters_and_case),
+		cmocka_unit_test(test_n19_resign_and_draw_are_not_moves),
+		cmocka_unit_test(test_n20_two_prisons),
+		cmocka_unit_test(test_notation_examples),
+		cmocka_unit_test(test_notation_rejected_examples),
+		cmocka_unit_test(test_lexical_rules),
+		cmocka_unit_test(test_serialize_round_trip_and_corruption),
+		cmocka_unit_test(test_view),
+		cmocka_unit_test(test_metadata),
+		cmocka_unit_test(test_apply_rejects_bad_moves),
+		cmocka_unit_test(test_round_trip_listed_moves),
+		cmocka_unit_test(test_random_games),
+		cmocka_unit_test(test_replay_rebuilds_position),
+		cmocka_unit_test(test_random_games_with_prisons),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
