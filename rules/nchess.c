@@ -317,7 +317,8 @@ static int prison_triggered(const rules_position *p, int seat, int k)
 /*
  * The prisoners seat frees at the end of its move, in release order (the
  * column-4 prison newest first, then the column-6 prison newest first), into
- * rel; returns how many. *room is the number of squares they could go to.
+ * rel; returns how many. *room is the number of squares they could go to
+ * (0 when nobody is released).
  */
 static int release_plan(const rules_position *p, int seat, char *rel, int *room)
 {
@@ -329,7 +330,8 @@ static int release_plan(const rules_position *p, int seat, char *rel, int *room)
 		for (int i = p->plen[k] - 1; i >= 0; i--)
 			rel[n++] = p->prison[k][i];
 	}
-	for (int r = 0; r < SIZE; r++)
+	/* Room matters only when someone is released. */
+	for (int r = 0; n && r < SIZE; r++)
 		for (int c = 0; c < SIZE; c++)
 			if (is_home_square(seat, r, c) && !p->board[r][c])
 				free_squares++;
@@ -341,11 +343,16 @@ static int release_plan(const rules_position *p, int seat, char *rel, int *room)
  * for whom there is room (house 14). None after taking the General. */
 static int placements_needed(const rules_position *pos, const nc_move *m, int seat)
 {
-	rules_position after = *pos;
+	rules_position after;
 	char rel[2 * MAX_PIECES];
 	int room, n;
-	char victim = do_base(&after, m, seat);
+	char victim;
 
+	/* The common case, nobody of seat's in prison: skip the copy. */
+	if (!pos->plen[held_base(seat)] && !pos->plen[held_base(seat) + 1])
+		return 0;
+	after = *pos;
+	victim = do_base(&after, m, seat);
 	if (victim && type_of(victim) == 'G')
 		return 0;
 	n = release_plan(&after, seat, rel, &room);

@@ -416,7 +416,9 @@ static int begin_action(app *a, const char *id, game_loaded *g, app_error *err)
 
 	if ((r = db_begin(a->db, &de)))
 		return storage_fail(err, &de);
-	if ((r = game_load(a, id, g, err)) || (r = check_running(g, err)))
+	if ((r = game_load(a, id, g, err)) == 0 && (r = check_running(g, err)))
+		game_loaded_free(g);
+	if (r)
 		db_rollback(a->db);
 	return r;
 }

@@ -6,6 +6,7 @@
 #include "http.h"
 #include "limits.h"
 #include "log.h"
+#include "tmpl.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -163,6 +164,11 @@ static int cmd_serve(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	tmpl_error te;
+	if (tmpl_check(&te)) {
+		fprintf(stderr, "rookery: broken template: %s\n", te.message);
+		return 1;
+	}
 	if ((rc = open_db(dbpath, &a.db)))
 		return rc;
 	rc = 1;
@@ -196,6 +202,7 @@ out:
 	if (rc == 0)
 		log_event("stopped cleanly");
 	free(a.base_url);
+	tmpl_cleanup();
 	sodium_memzero(a.form_key, sizeof a.form_key);
 	return rc;
 }

@@ -317,7 +317,7 @@ static void test_n5_empty_prison_does_not_block(void **state)
 	expect_legal(pos, "C 9 1 9 9", "C 9 1 9 9");
 	play(pos, "C 9 1 9 6", "C 9 1 9 6", "");
 	assert_string_equal(at(pos, 9, 6), "C");
-	expect_position(pos, "nchess1:....g..../........./........./........./~~~~~~~~~/"
+	expect_position(pos, "nchess1:...+g+.../........./........./........./~~~~~~~~~/"
 			"........./........./....G..../...+.C...:-:-:-:-:N:-");
 
 	expect_illegal(var, "C 9 1 9 6", "the Chariot's path is blocked at [9 4]");
@@ -432,7 +432,7 @@ static void test_n11_capture_and_prison(void **state)
 	play(pos, "C 4 1 3 1 4", "C 4 1 3 1 4", "captures s");
 	assert_string_equal(at(pos, 3, 1), "C");
 	assert_string_equal(prison(pos, 2), "s");
-	expect_position(pos, "nchess1:....g..../........./C......../........./~~~~~~~~~/"
+	expect_position(pos, "nchess1:...+g+.../........./C......../........./~~~~~~~~~/"
 			"........./........./........./...+G+...:-:-:s:-:N:-");
 	G->free_position(pos);
 	G->free_position(six);
@@ -469,7 +469,8 @@ static void test_n12_release(void **state)
 	expect_illegal(pos, "c 5 4 8 4 / c 2 1", "this move releases no prisoners");
 
 	/* Listed once, partial; the continuations then place c, then s. */
-	assert_int_equal(G->legal_moves(pos, NORTH, &l), l.n);
+	size_t nlisted = G->legal_moves(pos, NORTH, &l);
+	assert_int_equal(nlisted, l.n);
 	size_t partials = 0;
 	for (size_t i = 0; i < l.n; i++) {
 		if (l.v[i].partial) {
@@ -1204,6 +1205,9 @@ static void check_invariants(const rules_position *pos, int mover)
 	}
 }
 
+/* What the random games did, so the test can insist they covered it. */
+static int n_releases, n_no_room, n_promotions, n_captures;
+
 /* Plays one random game; returns its length, records the move texts. */
 static int random_game(rules_position *pos, int cap, char (*texts)[RULES_TEXT_MAX], int deep)
 {
@@ -1230,6 +1234,10 @@ static int random_game(rules_position *pos, int cap, char (*texts)[RULES_TEXT_MA
 			strcpy(texts[ply], buf);
 		if (G->apply(pos, &m, NULL, &out, &err) != RULES_OK)
 			fail_msg("apply failed for %s: %s", buf, err.message);
+		n_releases += strstr(out.note, "releases") != NULL;
+		n_no_room += strstr(out.note, "(no room)") != NULL;
+		n_promotions += strstr(out.note, "promotes") != NULL;
+		n_captures += strstr(out.note, "captures") != NULL;
 		ply++;
 		check_invariants(pos, seat);
 	}
@@ -1241,6 +1249,7 @@ static void test_random_games(void **state)
 	int over = 0, total = 0, general = 0, nomove = 0;
 	(void)state;
 
+	n_releases = n_no_room = n_promotions = n_captures = 0;
 	rng_state = 0x9e3779b97f4a7c15ULL;
 	for (int g = 0; g < 300; g++) {
 		rules_position *pos = start_pos();
@@ -1256,12 +1265,17 @@ static void test_random_games(void **state)
 		}
 		G->free_position(pos);
 	}
-	/* Random play ends most games by taking a General. */
+	if (getenv("NCHESS_STATS"))
+		fprintf(stderr, "games over %d (general %d, no move %d), plies %d, "
+			"captures %d, promotions %d, releases %d, no room %d\n",
+			over, general, nomove, total, n_captures, n_promotions, n_releases, n_no_room);
+	/* Random play ends most games by taking a General, and on the way
+	 * exercises captures, promotions and releases. */
 	assert_true(over > 150);
 	assert_int_equal(over, general + nomove);
-	if (getenv("NCHESS_STATS"))
-		fprintf(stderr, "games over %d (general %d, no move %d), plies %d\n",
-			over, general, nomove, total);
+	assert_true(n_captures > 1000);
+	assert_true(n_promotions > 10);
+	assert_true(n_releases > 10);
 }
 
 static void test_replay_rebuilds_position(void **state)
