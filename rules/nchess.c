@@ -1,4 +1,4 @@
-/* nchess.c - the rules of Nchess (9x9 chess with a river and prisons), after /work/shared/rules/nchess.md. */
+/* nchess.c - the rules of Nchess (9x9 chess with a river and prisons), as the spec nchess.md rules them. */
 #include "rules.h"
 #include "xalloc.h"
 
@@ -763,8 +763,8 @@ static int scan(const char *text, scanned *s, rules_error *err)
 	if (*p == ']')
 		p = skip_sep(p + 1);
 	while (*p == '/') {
-		char t;
-		int r, c;
+		char t = 0;
+		int r = 0, c = 0;
 		p = skip_sep(p + 1);
 		if (*p == '[')
 			p = skip_sep(p + 1);
@@ -980,10 +980,12 @@ static int nc_apply(rules_position *pos, const rules_move *move, const rules_dic
 	get_move(move, &m);
 	if ((rc = check_move(pos, seat, &m, m.prison ? m.prison : -1, m.nplace, &needed, err)))
 		return rc;
-	if (move->partial || m.nplace < needed)
+	if (m.nplace < needed)
 		return rules_fail(err, RULES_E_INCOMPLETE,
 				  "the move still needs %d release placement%s", needed - m.nplace,
 				  needed - m.nplace == 1 ? "" : "s");
+	if (move->partial)
+		return rules_fail(err, RULES_E_INCOMPLETE, "a partial move cannot be applied");
 
 	/* Valid: from here on nothing fails. */
 	promoted = m.type == 'S' && m.tr == last_row(seat);

@@ -9,7 +9,7 @@
 #define RULES_MAX_COLS 16
 #define RULES_MAX_HOLDINGS 8
 #define RULES_MOVE_BYTES 192
-#define RULES_TEXT_MAX 256      /* longest canonical move text, with NUL */
+#define RULES_TEXT_MAX 320      /* longest canonical move text, with NUL (34 placements fit) */
 #define RULES_NOTE_MAX 256      /* longest result note, with NUL */
 #define RULES_MESSAGE_MAX 256
 

@@ -333,6 +333,14 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 		return app_fail(err, E_TOO_LARGE, "a move is at most %d bytes", LIMIT_MOVE_TEXT);
 	if (!text_utf8_valid(text, strlen(text)))
 		return app_fail(err, E_BAD_MOVE, "the move is not valid UTF-8 text");
+	/* A line ending (from a pasted line or a mail body) is not part of the move. */
+	char line[LIMIT_MOVE_TEXT + 1];
+	size_t len = strlen(text);
+	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+		len--;
+	memcpy(line, text, len);
+	line[len] = 0;
+	text = line;
 	if ((r = db_begin(a->db, &de)))
 		return storage_fail(err, &de);
 	if ((r = game_load(a, id, &g, err)))
@@ -442,7 +450,15 @@ static int finish_action(app *a, game_loaded *g, int seat, const char *action,
 		db_rollback(a->db);
 		return storage_fail(err, &de);
 	}
-	log_event("game %s: %s %s via %s", g->rec->id, g->rules->seat_names[seat], action, channel);
+	static const char *const said[][2] = {
+		{"resign", "resigned"}, {"offer", "offered a draw"}, {"accept", "accepted the draw"},
+		{"decline", "declined the draw"}, {"withdraw", "withdrew the draw offer"},
+	};
+	const char *what = action;
+	for (size_t i = 0; i < sizeof said / sizeof said[0]; i++)
+		if (!strcmp(said[i][0], action))
+			what = said[i][1];
+	log_event("game %s: %s %s via %s", g->rec->id, g->rules->seat_names[seat], what, channel);
 	if (g->rec->over)
 		log_event("game %s over: %s", g->rec->id, g->rec->result);
 	return 0;

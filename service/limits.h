@@ -15,7 +15,7 @@
 #define LIMIT_SHUTDOWN_GRACE_S       10           /* how long in-flight requests may finish */
 
 /* Games */
-#define LIMIT_MOVE_TEXT              200          /* bytes of a submitted move line */
+#define LIMIT_MOVE_TEXT              400          /* bytes of a submitted move line */
 #define LIMIT_NAME                   60           /* bytes of a player's name */
 #define LIMIT_EMAIL                  254          /* RFC 5321 path limit */
 #define LIMIT_GAME_ID                32

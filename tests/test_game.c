@@ -12,6 +12,7 @@
 
 #include "app.h"
 #include "game.h"
+#include "limits.h"
 
 struct fixture {
 	char path[64];
@@ -140,7 +141,7 @@ static void move_pipeline(void **state)
 	assert_int_equal(ply_of(f), 2);
 
 	/* An over-long move text is refused before anything else. */
-	char longtext[400];
+	char longtext[LIMIT_MOVE_TEXT + 2];
 	memset(longtext, ' ', sizeof longtext - 1);
 	longtext[sizeof longtext - 1] = 0;
 	assert_int_equal(game_submit_move(&f->a, f->c.id, 0, 2, longtext, "api", &d, &err), E_TOO_LARGE);

@@ -467,6 +467,11 @@ static void test_n12_release(void **state)
 	expect_illegal(pos, "c 5 4 9 4 / c 2 1 / s 3 3 / s 3 4",
 		       "too many placements: this move releases only 2 prisoners");
 	expect_illegal(pos, "c 5 4 8 4 / c 2 1", "this move releases no prisoners");
+	/* More placements than any move can have (the move struct holds 34). */
+	char many[400] = "c5494";
+	for (int i = 0; i < 40; i++)
+		strcat(many, "/c21");
+	expect_illegal(pos, many, "too many placements: this move releases only 2 prisoners");
 
 	/* Listed once, partial; the continuations then place c, then s. */
 	size_t nlisted = G->legal_moves(pos, NORTH, &l);
