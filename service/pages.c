@@ -206,16 +206,12 @@ static void render_game(http_request *req, http_response *res, int status, const
 {
 	json_t *game = view_game(g, seat), *last, *m;
 	unsigned turn = game_turn_mask(g);
-	const char *turn_names = "";
 	char turn_text[160] = "";
 
 	for (int i = 0; i < g->rules->nseats; i++)
-		if (turn & (1u << i)) {
-			turn_names = g->rules->seat_names[i];
+		if (turn & (1u << i))
 			snprintf(turn_text, sizeof turn_text, "%s (%s) to move", g->rules->seat_names[i],
 				 g->rec->seats[i].name);
-		}
-	(void)turn_names;
 	m = json_pack("{s:s, s:o, s:o, s:o, s:s}", "title", g->rules->title, "game", game,
 		      "board", board_model(g, seat), "history", history_model(req->app, g, &last),
 		      "turn_text", turn_text);
