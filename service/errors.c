@@ -28,6 +28,7 @@ static const struct {
 	[-E_UNKNOWN_VARIANT] = {"unknown_variant", 422},
 	[-E_INTERNAL] = {"internal", 500},
 	[-E_UNAVAILABLE] = {"unavailable", 503},
+	[-E_URI_TOO_LONG] = {"uri_too_long", 414},
 };
 
 int app_fail(app_error *err, int code, const char *fmt, ...)

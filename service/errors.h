@@ -23,7 +23,8 @@ enum app_code {
 	E_UNKNOWN_VARIANT = -17,
 	E_INTERNAL = -18,
 	E_UNAVAILABLE = -19,    /* storage busy or shutting down */
-	E_CODE_COUNT_ = 20
+	E_URI_TOO_LONG = -20,
+	E_CODE_COUNT_ = 21
 };
 
 typedef struct app_error {

@@ -5,6 +5,7 @@
 #include "limits.h"
 #include "log.h"
 #include "pages.h"
+#include "text.h"
 #include "xalloc.h"
 
 #include <arpa/inet.h>
@@ -28,7 +29,9 @@ struct http_server {
 /* Per-request state, from the first call of the access handler to completion. */
 struct pending {
 	http_request req;
-	int started;                 /* the first call has returned */
+	int started;                 /* the access handler has seen this request */
+	int uri_too_long;
+	size_t discarded;            /* bytes of an oversized body read and dropped */
 	struct timespec t0;
 	int status;
 	int code;
@@ -115,9 +118,8 @@ static int json_depth(json_t *v)
 	return 0;
 }
 
-int http_json_body(http_request *req, json_t **out, void *errp)
+int http_json_body(http_request *req, json_t **out, app_error *err)
 {
-	app_error *err = errp;
 	const char *ct = http_header(req, "Content-Type");
 	json_error_t je;
 	json_t *v;
@@ -337,6 +339,29 @@ static int authenticate(http_request *req, app_error *err)
 	return 0;
 }
 
+/* A form body must be urlencoded, decode cleanly, and be UTF-8 text. */
+static int check_form(http_request *req, app_error *err)
+{
+	const char *ct = http_header(req, "Content-Type");
+	const char *p = req->body, *end = req->body + req->body_len;
+
+	if (!ct || strncasecmp(ct, "application/x-www-form-urlencoded", 33) != 0)
+		return app_fail(err, E_MEDIA_TYPE, "send the form as application/x-www-form-urlencoded");
+	while (p && p < end) {
+		const char *amp = memchr(p, '&', (size_t)(end - p));
+		const char *stop = amp ? amp : end;
+		char *field = http_url_decode(p, (size_t)(stop - p));
+		int utf8 = field && text_utf8_valid(field, strlen(field));
+		free(field);
+		if (!field)
+			return app_fail(err, E_BAD_REQUEST, "the form data has a malformed %%-escape");
+		if (!utf8)
+			return app_fail(err, E_BAD_REQUEST, "the form data is not UTF-8 text");
+		p = stop + 1;
+	}
+	return 0;
+}
+
 static enum MHD_Result dispatch(struct pending *pd)
 {
 	http_request *req = &pd->req;
@@ -348,6 +373,8 @@ static enum MHD_Result dispatch(struct pending *pd)
 		snprintf(msg, sizeof msg, "the body is larger than %zu bytes", req->route->max_body);
 		return send_error(pd, E_TOO_LARGE, msg);
 	}
+	if (req->route->body == BODY_FORM && check_form(req, &err))
+		return send_error(pd, err.code, err.message);
 	if (authenticate(req, &err))
 		return send_error(pd, err.code, err.message);
 	res.status = 200;
@@ -357,25 +384,69 @@ static enum MHD_Result dispatch(struct pending *pd)
 	return send_response(pd, &res);
 }
 
+/*
+ * Called before the request line is parsed: create the request state here,
+ * so that the raw URI (with its query, which may hold a seat token) is seen
+ * only for its length and never logged.
+ */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct http_server *srv = cls;
+	struct pending *pd = xcalloc(1, sizeof *pd);
+
+	atomic_fetch_add(&srv->in_flight, 1);
+	clock_gettime(CLOCK_MONOTONIC, &pd->t0);
+	pd->req.conn = conn;
+	pd->req.app = srv->app;
+	pd->req.auth_seat = -1;
+	pd->uri_too_long = strlen(uri) > LIMIT_URL_LENGTH;
+	return pd;
+}
+
+/*
+ * Percent-decoding of paths and query values, except that control
+ * characters (%00, %0a...) stay encoded: a NUL would cut the path short and
+ * a line break would forge log lines. The '%' left behind fails any route.
+ */
+static size_t on_unescape(void *cls, struct MHD_Connection *conn, char *s)
+{
+	char *in = s, *out = s;
+	(void)cls;
+	(void)conn;
+
+	while (*in) {
+		int h, l;
+		if (in[0] == '%' && (h = hexval((unsigned char)in[1])) >= 0 &&
+		    (l = hexval((unsigned char)in[2])) >= 0 && (h << 4 | l) >= 0x20 && (h << 4 | l) != 0x7f) {
+			*out++ = (char)(h << 4 | l);
+			in += 3;
+		} else {
+			*out++ = *in++;
+		}
+	}
+	*out = 0;
+	return (size_t)(out - s);
+}
+
+/* Bodies beyond the limit are read and dropped up to this much, so the client gets its 413. */
+#define DISCARD_MAX (1024 * 1024)
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **con_cls)
 {
-	struct http_server *srv = cls;
 	struct pending *pd = *con_cls;
+	(void)cls;
+	(void)conn;
 	(void)version;
 
-	if (!pd) {
+	if (!pd->started) {
 		char allow[64];
-		pd = xcalloc(1, sizeof *pd);
-		*con_cls = pd;
-		atomic_fetch_add(&srv->in_flight, 1);
-		clock_gettime(CLOCK_MONOTONIC, &pd->t0);
-		pd->req.conn = conn;
-		pd->req.app = srv->app;
-		pd->req.auth_seat = -1;
+		pd->started = 1;
 		snprintf(pd->req.method, sizeof pd->req.method, "%s", method);
 		pd->req.path = xstrdup(url);
+		if (pd->uri_too_long)
+			return send_error(pd, E_URI_TOO_LONG, "the address is too long");
 		pd->req.route = find_route(&pd->req, allow, sizeof allow);
 		if (!pd->req.route) {
 			if (*allow) {
@@ -399,10 +470,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return MHD_YES;
 	if (*upload_size) {
 		const http_route *rt = pd->req.route;
-		if (pd->req.body_len + *upload_size > rt->max_body) {
+		if (pd->req.body_too_large || pd->req.body_len + *upload_size > rt->max_body) {
+			/* A chunked body over the limit: drop it, answer when it ends. */
 			pd->req.body_too_large = 1;
+			pd->discarded += *upload_size;
 			*upload_size = 0;
-			return dispatch(pd);
+			return pd->discarded > DISCARD_MAX ? MHD_NO : MHD_YES;
 		}
 		pd->req.body = xrealloc(pd->req.body, pd->req.body_len + *upload_size + 1);
 		memcpy(pd->req.body + pd->req.body_len, upload, *upload_size);
@@ -425,7 +498,9 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		return;
 	atomic_fetch_sub(&srv->in_flight, 1);
 	/* The path is logged without its query string, which may hold a seat token. */
-	log_event("%s %s %d%s%s %.1fms%s", pd->req.method, pd->req.path, pd->status,
+	char path[160];
+	log_sanitize(path, sizeof path, pd->req.path ? pd->req.path : "-");
+	log_event("%s %s %d%s%s %.1fms%s", pd->req.method[0] ? pd->req.method : "-", path, pd->status,
 		  pd->code ? " " : "", pd->code ? app_code_name(pd->code) : "", elapsed_ms(&pd->t0),
 		  why == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
 	for (int i = 0; i < pd->req.nparams; i++)
@@ -476,6 +551,8 @@ http_server *http_start(app *a, const char *address, unsigned port)
 				     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)LIMIT_CONNECTIONS_PER_IP,
 				     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)LIMIT_HEADER_MEMORY,
 				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+				     MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
+				     MHD_OPTION_UNESCAPE_CALLBACK, on_unescape, s,
 				     MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
 				     MHD_OPTION_END);
 	if (!s->daemon) {

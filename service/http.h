@@ -3,6 +3,7 @@
 #define ROOKERY_HTTP_H
 
 #include "app.h"
+#include "errors.h"
 
 #include <jansson.h>
 #include <stddef.h>
@@ -88,7 +89,7 @@ void http_reply_error(http_request *req, http_response *res, int code, const cha
  * Parse the request body as strict JSON (an object, no duplicate keys,
  * nesting bounded). Returns 0 or an app_code with err filled.
  */
-int http_json_body(http_request *req, json_t **out, void *err /* app_error */);
+int http_json_body(http_request *req, json_t **out, app_error *err);
 
 /* A field of an application/x-www-form-urlencoded body, decoded; malloc'd or NULL. */
 char *http_form_field(http_request *req, const char *name);

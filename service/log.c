@@ -24,3 +24,17 @@ void log_event(const char *fmt, ...)
 	if (write(STDERR_FILENO, line, (size_t)n) < 0)
 		return;
 }
+
+void log_sanitize(char *out, size_t size, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s && n + 5 < size; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f)
+			n += (size_t)snprintf(out + n, size - n, "\\x%02x", c);
+		else
+			out[n++] = (char)c;
+	}
+	out[n] = 0;
+}

@@ -63,24 +63,31 @@ void page_home(http_request *req, http_response *res)
 		"variants", variants_model()));
 }
 
-/* Cross-site check: a browser's Origin, when sent, must be our own. */
+/*
+ * Cross-site check: a browser's Origin, when sent, must be our own: the
+ * scheme://host[:port] of the base URL (whatever path it has), or the Host
+ * the request came to.
+ */
 static int same_origin(http_request *req)
 {
 	const char *origin = http_header(req, "Origin"), *host = http_header(req, "Host");
-	const char *base = req->app->base_url;
-	size_t n;
+	const char *base = req->app->base_url, *scheme_end = strstr(base, "://");
+	size_t base_len;
 
 	if (!origin)
 		return 1;
-	if (!strcasecmp(origin, base))
-		return 1;
+	if (scheme_end) {
+		const char *path = strchr(scheme_end + 3, '/');
+		base_len = path ? (size_t)(path - base) : strlen(base);
+		if (strlen(origin) == base_len && !strncasecmp(origin, base, base_len))
+			return 1;
+	}
 	if (host) {
 		const char *rest = strstr(origin, "://");
 		if (rest && !strcasecmp(rest + 3, host))
 			return 1;
 	}
-	n = strlen(origin);
-	return n > 0 && !strncasecmp(base, origin, n) && base[n] == 0;
+	return 0;
 }
 
 void page_create(http_request *req, http_response *res)
@@ -328,7 +335,7 @@ void page_move(http_request *req, http_response *res)
 		ply = ply_text ? strtol(ply_text, &end, 10) : -1;
 		if (!move || !*move)
 			app_fail(&err, E_BAD_MOVE, "type a move first");
-		else if (!ply_text || *end || ply < 0 || ply > 1000000)
+		else if (!ply_text || end == ply_text || *end || ply < 0 || ply > 1000000)
 			app_fail(&err, E_BAD_REQUEST, "the form lost its ply; reload the page");
 		else
 			game_submit_move(req->app, req->params[0], seat, (int)ply, move, "web", &done, &err);
