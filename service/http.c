@@ -545,6 +545,7 @@ http_server *http_start(app *a, const char *address, unsigned port)
 	s->app = a;
 	/* One polling thread: requests run one at a time against the one writer connection. */
 	s->daemon = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, s,
+				     MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
 				     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)LIMIT_CONNECTION_TIMEOUT_S,
 				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)LIMIT_CONNECTIONS,
@@ -553,7 +554,6 @@ http_server *http_start(app *a, const char *address, unsigned port)
 				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
 				     MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
 				     MHD_OPTION_UNESCAPE_CALLBACK, on_unescape, s,
-				     MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
 				     MHD_OPTION_END);
 	if (!s->daemon) {
 		fprintf(stderr, "rookery: cannot listen on %s port %u: %s\n", address, port,

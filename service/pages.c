@@ -64,17 +64,24 @@ void page_home(http_request *req, http_response *res)
 }
 
 /*
- * Cross-site check: a browser's Origin, when sent, must be our own: the
- * scheme://host[:port] of the base URL (whatever path it has), or the Host
- * the request came to.
+ * Cross-site check. Browsers say where a form came from in Sec-Fetch-Site
+ * and Origin. Because our pages send Referrer-Policy: no-referrer (seat
+ * links are secrets), Chromium sends "Origin: null" even for our own forms;
+ * that is accepted when Sec-Fetch-Site vouches for it or is absent (older
+ * browsers), where the per-form token still guards every seat's form.
+ * Otherwise the Origin must be the scheme://host[:port] of the base URL, or
+ * match the Host the request came to.
  */
 static int same_origin(http_request *req)
 {
 	const char *origin = http_header(req, "Origin"), *host = http_header(req, "Host");
+	const char *site = http_header(req, "Sec-Fetch-Site");
 	const char *base = req->app->base_url, *scheme_end = strstr(base, "://");
 	size_t base_len;
 
-	if (!origin)
+	if (site && strcasecmp(site, "same-origin") && strcasecmp(site, "none"))
+		return 0;
+	if (!origin || !strcmp(origin, "null"))
 		return 1;
 	if (scheme_end) {
 		const char *path = strchr(scheme_end + 3, '/');
