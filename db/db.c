@@ -1,5 +1,6 @@
 /* db.c - SQLite storage: one connection, WAL, synchronous=FULL, embedded migrations. */
 #include "db.h"
+#include "db_internal.h"
 #include "migrations.h"
 #include "xalloc.h"
 
@@ -8,71 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct db {
-	sqlite3 *conn;
-};
-
-static int fail(db_error *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(db_error *err, int code, const char *fmt, ...)
-{
-	if (err) {
-		va_list ap;
-		err->code = code;
-		va_start(ap, fmt);
-		vsnprintf(err->message, sizeof err->message, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
-
-static int sql_fail(db *d, db_error *err, const char *what)
-{
-	int rc = sqlite3_extended_errcode(d->conn);
-	int code = DB_E_IO;
-
-	if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
-		code = DB_E_CONFLICT;
-	else if ((rc & 0xff) == SQLITE_BUSY)
-		code = DB_E_BUSY;
-	return fail(err, code, "%s: %s", what, sqlite3_errmsg(d->conn));
-}
-
-static int exec(db *d, const char *sql, db_error *err)
-{
-	char *msg = NULL;
-
-	if (sqlite3_exec(d->conn, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		int r = fail(err, DB_E_IO, "%s", msg ? msg : "sqlite error");
-		sqlite3_free(msg);
-		return r;
-	}
-	return 0;
-}
-
-static int prepare(db *d, const char *sql, sqlite3_stmt **st, db_error *err)
-{
-	if (sqlite3_prepare_v2(d->conn, sql, -1, st, NULL) != SQLITE_OK)
-		return sql_fail(d, err, "prepare");
-	return 0;
-}
-
-/* Copy a text column, or NULL for SQL NULL. */
-static char *col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-	return t ? xstrdup((const char *)t) : NULL;
-}
-
-static void bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
-}
 
 int db_schema_version_supported(void)
 {
@@ -101,9 +37,9 @@ static int migrate(db *d, db_error *err)
 	int have = db_schema_version(d), want = db_schema_version_supported();
 
 	if (have < 0)
-		return sql_fail(d, err, "reading the schema version");
+		return dbi_sql_fail(d, err, "reading the schema version");
 	if (have > want)
-		return fail(err, DB_E_VERSION,
+		return dbi_fail(err, DB_E_VERSION,
 			    "the database has schema version %d but this rookery only knows up to %d; "
 			    "use a newer rookery (refusing to touch the database)", have, want);
 	for (int v = have; v < want; v++) {
@@ -112,17 +48,17 @@ static int migrate(db *d, db_error *err)
 		int r;
 
 		snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d;", v + 1);
-		r = exec(d, "BEGIN IMMEDIATE", err);
+		r = dbi_exec(d, "BEGIN IMMEDIATE", err);
 		if (!r)
-			r = exec(d, sql, err);
+			r = dbi_exec(d, sql, err);
 		if (!r)
-			r = exec(d, pragma, err);
+			r = dbi_exec(d, pragma, err);
 		if (!r)
-			r = exec(d, "COMMIT", err);
+			r = dbi_exec(d, "COMMIT", err);
 		free(sql);
 		if (r) {
 			sqlite3_exec(d->conn, "ROLLBACK", NULL, NULL, NULL);
-			return fail(err, DB_E_IO, "migration %s failed: %s", db_migrations[v].name,
+			return dbi_fail(err, DB_E_IO, "migration %s failed: %s", db_migrations[v].name,
 				    err ? err->message : "");
 		}
 	}
@@ -137,13 +73,13 @@ int db_open(const char *path, db **out, db_error *err)
 	*out = NULL;
 	if (sqlite3_open_v2(path, &d->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		r = fail(err, DB_E_IO, "cannot open database %s: %s", path,
+		r = dbi_fail(err, DB_E_IO, "cannot open database %s: %s", path,
 			 d->conn ? sqlite3_errmsg(d->conn) : "out of memory");
 		goto out;
 	}
 	sqlite3_busy_timeout(d->conn, 5000);
 	sqlite3_extended_result_codes(d->conn, 1);
-	r = exec(d, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; "
+	r = dbi_exec(d, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; "
 		 "PRAGMA foreign_keys = ON; PRAGMA trusted_schema = OFF;", err);
 	if (!r)
 		r = migrate(d, err);
@@ -167,14 +103,14 @@ void db_close(db *d)
 int db_begin(db *d, db_error *err)
 {
 	if (sqlite3_exec(d->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-		return sql_fail(d, err, "begin");
+		return dbi_sql_fail(d, err, "begin");
 	return 0;
 }
 
 int db_commit(db *d, db_error *err)
 {
 	if (sqlite3_exec(d->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		int r = sql_fail(d, err, "commit");
+		int r = dbi_sql_fail(d, err, "commit");
 		db_rollback(d);
 		return r;
 	}
@@ -187,16 +123,6 @@ void db_rollback(db *d)
 		sqlite3_exec(d->conn, "ROLLBACK", NULL, NULL, NULL);
 }
 
-/* Run a prepared statement that returns no rows, then finalize it. */
-static int step_done(db *d, sqlite3_stmt *st, db_error *err, const char *what)
-{
-	int r = 0;
-
-	if (sqlite3_step(st) != SQLITE_DONE)
-		r = sql_fail(d, err, what);
-	sqlite3_finalize(st);
-	return r;
-}
 
 int db_game_insert(db *d, const db_game *g, const unsigned char token_hashes[][DB_HASH_BYTES],
 		   db_error *err)
@@ -204,31 +130,31 @@ int db_game_insert(db *d, const db_game *g, const unsigned char token_hashes[][D
 	sqlite3_stmt *st;
 	int r;
 
-	r = prepare(d, "INSERT INTO games (id, variant, rules_version, options, status, ply, "
+	r = dbi_prepare(d, "INSERT INTO games (id, variant, rules_version, options, status, ply, "
 		    "start_position, position, dice_seed, dice_commitment, created_at, updated_at) "
 		    "VALUES (?1, ?2, ?3, ?4, 'running', 0, ?5, ?5, ?6, ?7, ?8, ?8)", &st, err);
 	if (r)
 		return r;
-	bind_text(st, 1, g->id);
-	bind_text(st, 2, g->variant);
+	dbi_bind_text(st, 1, g->id);
+	dbi_bind_text(st, 2, g->variant);
 	sqlite3_bind_int(st, 3, g->rules_version);
-	bind_text(st, 4, g->options ? g->options : "");
-	bind_text(st, 5, g->position);
+	dbi_bind_text(st, 4, g->options ? g->options : "");
+	dbi_bind_text(st, 5, g->position);
 	sqlite3_bind_blob(st, 6, g->seed, DB_SEED_BYTES, SQLITE_TRANSIENT);
-	bind_text(st, 7, g->commitment);
-	bind_text(st, 8, g->created_at);
-	r = step_done(d, st, err, "insert game");
+	dbi_bind_text(st, 7, g->commitment);
+	dbi_bind_text(st, 8, g->created_at);
+	r = dbi_step_done(d, st, err, "insert game");
 	for (int i = 0; !r && i < g->nseats; i++) {
-		r = prepare(d, "INSERT INTO seats (game_id, seat, name, email, token_hash) "
+		r = dbi_prepare(d, "INSERT INTO seats (game_id, seat, name, email, token_hash) "
 			    "VALUES (?1, ?2, ?3, ?4, ?5)", &st, err);
 		if (r)
 			break;
-		bind_text(st, 1, g->id);
+		dbi_bind_text(st, 1, g->id);
 		sqlite3_bind_int(st, 2, g->seats[i].seat);
-		bind_text(st, 3, g->seats[i].name);
-		bind_text(st, 4, g->seats[i].email);
+		dbi_bind_text(st, 3, g->seats[i].name);
+		dbi_bind_text(st, 4, g->seats[i].email);
 		sqlite3_bind_blob(st, 5, token_hashes[i], DB_HASH_BYTES, SQLITE_TRANSIENT);
-		r = step_done(d, st, err, "insert seat");
+		r = dbi_step_done(d, st, err, "insert seat");
 	}
 	return r;
 }
@@ -240,51 +166,51 @@ int db_game_load(db *d, const char *id, db_game **out, db_error *err)
 	int r;
 
 	*out = NULL;
-	r = prepare(d, "SELECT id, variant, rules_version, options, status, ply, start_position, "
+	r = dbi_prepare(d, "SELECT id, variant, rules_version, options, status, ply, start_position, "
 		    "position, result, ranks, draw_offer, dice_seed, dice_commitment, created_at, "
 		    "updated_at FROM games WHERE id = ?1", &st, err);
 	if (r)
 		return r;
-	bind_text(st, 1, id);
+	dbi_bind_text(st, 1, id);
 	switch (sqlite3_step(st)) {
 	case SQLITE_ROW:
 		break;
 	case SQLITE_DONE:
 		sqlite3_finalize(st);
-		return fail(err, DB_E_NOTFOUND, "no game %s", id);
+		return dbi_fail(err, DB_E_NOTFOUND, "no game %s", id);
 	default:
-		r = sql_fail(d, err, "load game");
+		r = dbi_sql_fail(d, err, "load game");
 		sqlite3_finalize(st);
 		return r;
 	}
 	g = xcalloc(1, sizeof *g);
-	g->id = col_text(st, 0);
-	g->variant = col_text(st, 1);
+	g->id = dbi_col_text(st, 0);
+	g->variant = dbi_col_text(st, 1);
 	g->rules_version = sqlite3_column_int(st, 2);
-	g->options = col_text(st, 3);
+	g->options = dbi_col_text(st, 3);
 	g->over = strcmp((const char *)sqlite3_column_text(st, 4), "over") == 0;
 	g->ply = sqlite3_column_int(st, 5);
-	g->start_position = col_text(st, 6);
-	g->position = col_text(st, 7);
-	g->result = col_text(st, 8);
-	g->ranks = col_text(st, 9);
+	g->start_position = dbi_col_text(st, 6);
+	g->position = dbi_col_text(st, 7);
+	g->result = dbi_col_text(st, 8);
+	g->ranks = dbi_col_text(st, 9);
 	g->draw_offer = sqlite3_column_type(st, 10) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 10);
 	if (sqlite3_column_bytes(st, 11) == DB_SEED_BYTES)
 		memcpy(g->seed, sqlite3_column_blob(st, 11), DB_SEED_BYTES);
-	g->commitment = col_text(st, 12);
-	g->created_at = col_text(st, 13);
-	g->updated_at = col_text(st, 14);
+	g->commitment = dbi_col_text(st, 12);
+	g->created_at = dbi_col_text(st, 13);
+	g->updated_at = dbi_col_text(st, 14);
 	sqlite3_finalize(st);
 
-	r = prepare(d, "SELECT seat, name, email FROM seats WHERE game_id = ?1 ORDER BY seat", &st, err);
+	r = dbi_prepare(d, "SELECT seat, name, email FROM seats WHERE game_id = ?1 ORDER BY seat", &st, err);
 	if (r)
 		goto out;
-	bind_text(st, 1, id);
+	dbi_bind_text(st, 1, id);
 	while (sqlite3_step(st) == SQLITE_ROW && g->nseats < DB_MAX_SEATS) {
 		db_seat *s = &g->seats[g->nseats++];
 		s->seat = sqlite3_column_int(st, 0);
-		s->name = col_text(st, 1);
-		s->email = col_text(st, 2);
+		s->name = dbi_col_text(st, 1);
+		s->email = dbi_col_text(st, 2);
 	}
 	sqlite3_finalize(st);
 out:
@@ -322,24 +248,24 @@ int db_game_save_state(db *d, const db_game *g, db_error *err)
 	sqlite3_stmt *st;
 	int r;
 
-	r = prepare(d, "UPDATE games SET ply = ?2, position = ?3, status = ?4, result = ?5, "
+	r = dbi_prepare(d, "UPDATE games SET ply = ?2, position = ?3, status = ?4, result = ?5, "
 		    "ranks = ?6, draw_offer = ?7, updated_at = ?8 WHERE id = ?1", &st, err);
 	if (r)
 		return r;
-	bind_text(st, 1, g->id);
+	dbi_bind_text(st, 1, g->id);
 	sqlite3_bind_int(st, 2, g->ply);
-	bind_text(st, 3, g->position);
-	bind_text(st, 4, g->over ? "over" : "running");
-	bind_text(st, 5, g->result);
-	bind_text(st, 6, g->ranks);
+	dbi_bind_text(st, 3, g->position);
+	dbi_bind_text(st, 4, g->over ? "over" : "running");
+	dbi_bind_text(st, 5, g->result);
+	dbi_bind_text(st, 6, g->ranks);
 	if (g->draw_offer >= 0)
 		sqlite3_bind_int(st, 7, g->draw_offer);
 	else
 		sqlite3_bind_null(st, 7);
-	bind_text(st, 8, g->updated_at);
-	r = step_done(d, st, err, "save game");
+	dbi_bind_text(st, 8, g->updated_at);
+	r = dbi_step_done(d, st, err, "save game");
 	if (!r && sqlite3_changes(d->conn) != 1)
-		r = fail(err, DB_E_NOTFOUND, "no game %s", g->id);
+		r = dbi_fail(err, DB_E_NOTFOUND, "no game %s", g->id);
 	return r;
 }
 
@@ -350,15 +276,18 @@ int db_seat_by_token(db *d, const unsigned char hash[DB_HASH_BYTES], char **game
 	int r;
 
 	*game_id = NULL;
-	r = prepare(d, "SELECT game_id, seat FROM seats WHERE token_hash = ?1", &st, err);
+	/* A seat's own token, or a further link minted for a signed-in player and not yet expired. */
+	r = dbi_prepare(d, "SELECT game_id, seat FROM seats WHERE token_hash = ?1 UNION ALL "
+			"SELECT game_id, seat FROM seat_links WHERE token_hash = ?1 AND expires_at > unixepoch()",
+			&st, err);
 	if (r)
 		return r;
 	sqlite3_bind_blob(st, 1, hash, DB_HASH_BYTES, SQLITE_TRANSIENT);
 	if (sqlite3_step(st) == SQLITE_ROW) {
-		*game_id = col_text(st, 0);
+		*game_id = dbi_col_text(st, 0);
 		*seat = sqlite3_column_int(st, 1);
 	} else {
-		r = fail(err, DB_E_NOTFOUND, "unknown token");
+		r = dbi_fail(err, DB_E_NOTFOUND, "unknown token");
 	}
 	sqlite3_finalize(st);
 	return r;
@@ -369,32 +298,32 @@ int db_move_append(db *d, const char *game_id, const db_move *m, db_error *err)
 	sqlite3_stmt *st;
 	int r;
 
-	r = prepare(d, "INSERT INTO moves (game_id, ply, seat, move, note, channel, at, dice, "
+	r = dbi_prepare(d, "INSERT INTO moves (game_id, ply, seat, move, note, channel, at, dice, "
 		    "position_after) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", &st, err);
 	if (r)
 		return r;
-	bind_text(st, 1, game_id);
+	dbi_bind_text(st, 1, game_id);
 	sqlite3_bind_int(st, 2, m->ply);
 	sqlite3_bind_int(st, 3, m->seat);
-	bind_text(st, 4, m->move);
-	bind_text(st, 5, m->note ? m->note : "");
-	bind_text(st, 6, m->channel);
-	bind_text(st, 7, m->at);
-	bind_text(st, 8, m->dice ? m->dice : "[]");
-	bind_text(st, 9, m->position_after);
-	return step_done(d, st, err, "append move");
+	dbi_bind_text(st, 4, m->move);
+	dbi_bind_text(st, 5, m->note ? m->note : "");
+	dbi_bind_text(st, 6, m->channel);
+	dbi_bind_text(st, 7, m->at);
+	dbi_bind_text(st, 8, m->dice ? m->dice : "[]");
+	dbi_bind_text(st, 9, m->position_after);
+	return dbi_step_done(d, st, err, "append move");
 }
 
 static void read_move(sqlite3_stmt *st, db_move *m)
 {
 	m->ply = sqlite3_column_int(st, 0);
 	m->seat = sqlite3_column_int(st, 1);
-	m->move = col_text(st, 2);
-	m->note = col_text(st, 3);
-	m->channel = col_text(st, 4);
-	m->at = col_text(st, 5);
-	m->dice = col_text(st, 6);
-	m->position_after = col_text(st, 7);
+	m->move = dbi_col_text(st, 2);
+	m->note = dbi_col_text(st, 3);
+	m->channel = dbi_col_text(st, 4);
+	m->at = dbi_col_text(st, 5);
+	m->dice = dbi_col_text(st, 6);
+	m->position_after = dbi_col_text(st, 7);
 }
 
 #define MOVE_COLUMNS "ply, seat, move, note, channel, at, dice, position_after"
@@ -405,15 +334,15 @@ int db_move_get(db *d, const char *game_id, int ply, db_move *out, db_error *err
 	int r;
 
 	memset(out, 0, sizeof *out);
-	r = prepare(d, "SELECT " MOVE_COLUMNS " FROM moves WHERE game_id = ?1 AND ply = ?2", &st, err);
+	r = dbi_prepare(d, "SELECT " MOVE_COLUMNS " FROM moves WHERE game_id = ?1 AND ply = ?2", &st, err);
 	if (r)
 		return r;
-	bind_text(st, 1, game_id);
+	dbi_bind_text(st, 1, game_id);
 	sqlite3_bind_int(st, 2, ply);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		read_move(st, out);
 	else
-		r = fail(err, DB_E_NOTFOUND, "no move %d", ply);
+		r = dbi_fail(err, DB_E_NOTFOUND, "no move %d", ply);
 	sqlite3_finalize(st);
 	return r;
 }
@@ -426,10 +355,10 @@ int db_moves_list(db *d, const char *game_id, db_move **out, size_t *n, db_error
 
 	*out = NULL;
 	*n = 0;
-	r = prepare(d, "SELECT " MOVE_COLUMNS " FROM moves WHERE game_id = ?1 ORDER BY ply", &st, err);
+	r = dbi_prepare(d, "SELECT " MOVE_COLUMNS " FROM moves WHERE game_id = ?1 ORDER BY ply", &st, err);
 	if (r)
 		return r;
-	bind_text(st, 1, game_id);
+	dbi_bind_text(st, 1, game_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 32;
@@ -438,7 +367,7 @@ int db_moves_list(db *d, const char *game_id, db_move **out, size_t *n, db_error
 		read_move(st, &(*out)[(*n)++]);
 	}
 	if (rc != SQLITE_DONE)
-		r = sql_fail(d, err, "list moves");
+		r = dbi_sql_fail(d, err, "list moves");
 	sqlite3_finalize(st);
 	return r;
 }
@@ -467,18 +396,18 @@ int db_action_append(db *d, const char *game_id, int ply, int seat, const char *
 	sqlite3_stmt *st;
 	int r;
 
-	r = prepare(d, "INSERT INTO actions (game_id, seq, ply, seat, action, channel, at) "
+	r = dbi_prepare(d, "INSERT INTO actions (game_id, seq, ply, seat, action, channel, at) "
 		    "VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM actions WHERE game_id = ?1), "
 		    "?2, ?3, ?4, ?5, ?6)", &st, err);
 	if (r)
 		return r;
-	bind_text(st, 1, game_id);
+	dbi_bind_text(st, 1, game_id);
 	sqlite3_bind_int(st, 2, ply);
 	sqlite3_bind_int(st, 3, seat);
-	bind_text(st, 4, action);
-	bind_text(st, 5, channel);
-	bind_text(st, 6, at);
-	return step_done(d, st, err, "append action");
+	dbi_bind_text(st, 4, action);
+	dbi_bind_text(st, 5, channel);
+	dbi_bind_text(st, 6, at);
+	return dbi_step_done(d, st, err, "append action");
 }
 
 int db_actions_list(db *d, const char *game_id, db_action **out, size_t *n, db_error *err)
@@ -489,11 +418,11 @@ int db_actions_list(db *d, const char *game_id, db_action **out, size_t *n, db_e
 
 	*out = NULL;
 	*n = 0;
-	r = prepare(d, "SELECT seq, ply, seat, action, channel, at FROM actions "
+	r = dbi_prepare(d, "SELECT seq, ply, seat, action, channel, at FROM actions "
 		    "WHERE game_id = ?1 ORDER BY seq", &st, err);
 	if (r)
 		return r;
-	bind_text(st, 1, game_id);
+	dbi_bind_text(st, 1, game_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 8;
@@ -503,12 +432,12 @@ int db_actions_list(db *d, const char *game_id, db_action **out, size_t *n, db_e
 		a->seq = sqlite3_column_int(st, 0);
 		a->ply = sqlite3_column_int(st, 1);
 		a->seat = sqlite3_column_int(st, 2);
-		a->action = col_text(st, 3);
-		a->channel = col_text(st, 4);
-		a->at = col_text(st, 5);
+		a->action = dbi_col_text(st, 3);
+		a->channel = dbi_col_text(st, 4);
+		a->at = dbi_col_text(st, 5);
 	}
 	if (rc != SQLITE_DONE)
-		r = sql_fail(d, err, "list actions");
+		r = dbi_sql_fail(d, err, "list actions");
 	sqlite3_finalize(st);
 	return r;
 }
@@ -530,10 +459,10 @@ int db_setting_get(db *d, const char *key, void **value, size_t *len, db_error *
 
 	*value = NULL;
 	*len = 0;
-	r = prepare(d, "SELECT value FROM settings WHERE key = ?1", &st, err);
+	r = dbi_prepare(d, "SELECT value FROM settings WHERE key = ?1", &st, err);
 	if (r)
 		return r;
-	bind_text(st, 1, key);
+	dbi_bind_text(st, 1, key);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		*len = (size_t)sqlite3_column_bytes(st, 0);
 		*value = xmalloc(*len + 1);
@@ -541,7 +470,7 @@ int db_setting_get(db *d, const char *key, void **value, size_t *len, db_error *
 			memcpy(*value, sqlite3_column_blob(st, 0), *len);
 		((char *)*value)[*len] = 0;
 	} else {
-		r = fail(err, DB_E_NOTFOUND, "no setting %s", key);
+		r = dbi_fail(err, DB_E_NOTFOUND, "no setting %s", key);
 	}
 	sqlite3_finalize(st);
 	return r;
@@ -552,12 +481,12 @@ int db_setting_put(db *d, const char *key, const void *value, size_t len, db_err
 	sqlite3_stmt *st;
 	int r;
 
-	r = prepare(d, "INSERT OR REPLACE INTO settings (key, value) VALUES (?1, ?2)", &st, err);
+	r = dbi_prepare(d, "INSERT OR REPLACE INTO settings (key, value) VALUES (?1, ?2)", &st, err);
 	if (r)
 		return r;
-	bind_text(st, 1, key);
+	dbi_bind_text(st, 1, key);
 	sqlite3_bind_blob(st, 2, value, (int)len, SQLITE_TRANSIENT);
-	return step_done(d, st, err, "put setting");
+	return dbi_step_done(d, st, err, "put setting");
 }
 
 int db_game_count(db *d, int *count, db_error *err)
@@ -565,7 +494,7 @@ int db_game_count(db *d, int *count, db_error *err)
 	sqlite3_stmt *st;
 	int r;
 
-	r = prepare(d, "SELECT COUNT(*) FROM games", &st, err);
+	r = dbi_prepare(d, "SELECT COUNT(*) FROM games", &st, err);
 	if (r)
 		return r;
 	*count = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;

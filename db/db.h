@@ -115,6 +115,70 @@ void db_actions_free(db_action *v, size_t n);
 int db_setting_get(db *d, const char *key, void **value, size_t *len, db_error *err);
 int db_setting_put(db *d, const char *key, const void *value, size_t len, db_error *err);
 
+/* ---- mail (db_mail.c) ---- */
+
+typedef struct db_outbox_row {
+	long long id;
+	char *game_id;     /* may be NULL */
+	char *kind;
+	char *recipient;
+	char *message;
+	int attempts;      /* including the one just claimed */
+} db_outbox_row;
+
+/* Queue a composed mail, due at once. Call inside the transaction of the change it reports. */
+int db_outbox_add(db *d, const char *game_id, const char *kind, const char *recipient,
+		  const char *message, const char *created_at, long long now, db_error *err);
+
+/*
+ * Claim up to limit due mails (state queued, next_attempt_at <= now): mark
+ * them sending and count the attempt, in one transaction of its own. A mail
+ * marked sending is never claimed again, so it is sent at most once.
+ */
+int db_outbox_claim(db *d, long long now, int limit, db_outbox_row **rows, size_t *n, db_error *err);
+void db_outbox_rows_free(db_outbox_row *rows, size_t n);
+
+/* After an attempt: sent; or back to queued for next_at; or failed for good. */
+int db_outbox_sent(db *d, long long id, const char *sent_at, db_error *err);
+int db_outbox_retry(db *d, long long id, long long next_at, const char *error, db_error *err);
+int db_outbox_failed(db *d, long long id, const char *error, db_error *err);
+
+/* At start: mails left "sending" by a crash may have gone out; mark them failed, never resend. */
+int db_outbox_abandon_interrupted(db *d, int *count, db_error *err);
+
+/* Number of outbox rows in state (or all when state is NULL), for tests and status. */
+int db_outbox_count(db *d, const char *state, int *count, db_error *err);
+
+/* An incoming Message-ID already handled: *result is what was done (malloc'd), or DB_E_NOTFOUND. */
+int db_mail_seen(db *d, const char *message_id, char **result, db_error *err);
+int db_mail_mark_seen(db *d, const char *message_id, const char *result, const char *at, db_error *err);
+
+/* Extra seat links (signed-in players): valid until expires_at (unix time). */
+int db_seat_link_add(db *d, const unsigned char hash[DB_HASH_BYTES], const char *game_id, int seat,
+		     long long expires_at, db_error *err);
+
+/* Sign-in links for "my games". */
+int db_signin_add(db *d, const unsigned char hash[DB_HASH_BYTES], const char *email,
+		  long long expires_at, db_error *err);
+/* The email of a valid sign-in token (malloc'd), or DB_E_NOTFOUND when unknown or expired. */
+int db_signin_email(db *d, const unsigned char hash[DB_HASH_BYTES], long long now, char **email,
+		    db_error *err);
+
+/* The seats held by an email address (case-insensitive), newest game first. */
+typedef struct db_player_seat {
+	char *game_id;
+	int seat;
+} db_player_seat;
+int db_seats_by_email(db *d, const char *email, db_player_seat **out, size_t *n, db_error *err);
+void db_player_seats_free(db_player_seat *v, size_t n);
+
+/*
+ * Count one event against key in a fixed window of window_s seconds;
+ * *allowed is 0 once more than limit events fall in the current window.
+ */
+int db_rate_hit(db *d, const char *key, long long now, int window_s, int limit, int *allowed,
+		db_error *err);
+
 /* Count of rows in games, for tests and the demo. */
 int db_game_count(db *d, int *count, db_error *err);
 

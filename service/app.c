@@ -8,28 +8,36 @@
 #include <string.h>
 #include <time.h>
 
-int app_load_keys(app *a)
+/* Load the secret key named name, creating and storing it on first use. */
+static int load_key(app *a, const char *name, unsigned char key[APP_KEY_BYTES])
 {
 	void *value;
 	size_t len;
 	db_error de;
-	int r = db_setting_get(a->db, "form_key", &value, &len, &de);
+	int r = db_setting_get(a->db, name, &value, &len, &de);
 
 	if (r == 0 && len == APP_KEY_BYTES) {
-		memcpy(a->form_key, value, APP_KEY_BYTES);
+		memcpy(key, value, APP_KEY_BYTES);
 		sodium_memzero(value, len);
 		free(value);
 		return 0;
 	}
 	free(value);
-	randombytes_buf(a->form_key, APP_KEY_BYTES);
-	if (db_begin(a->db, &de) || db_setting_put(a->db, "form_key", a->form_key, APP_KEY_BYTES, &de) ||
+	randombytes_buf(key, APP_KEY_BYTES);
+	if (db_begin(a->db, &de) || db_setting_put(a->db, name, key, APP_KEY_BYTES, &de) ||
 	    db_commit(a->db, &de)) {
 		db_rollback(a->db);
-		log_event("cannot store the form key: %s", de.message);
+		log_event("cannot store the %s: %s", name, de.message);
 		return E_INTERNAL;
 	}
 	return 0;
+}
+
+int app_load_keys(app *a)
+{
+	int r = load_key(a, "form_key", a->form_key);
+
+	return r ? r : load_key(a, "mail_key", a->mail_key);
 }
 
 void app_now(char out[32])

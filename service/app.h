@@ -4,16 +4,21 @@
 
 #include "db.h"
 
+#include <pthread.h>
+
 #define APP_KEY_BYTES 32
 
 typedef struct app {
 	db *db;
+	pthread_mutex_t lock;                  /* held while using db: HTTP, mail-in and delivery threads share it */
 	char *base_url;                        /* "http://127.0.0.1:8080", no trailing slash */
 	unsigned char form_key[APP_KEY_BYTES]; /* keys the per-form tokens; kept in the database */
+	unsigned char mail_key[APP_KEY_BYTES]; /* keys the reply addresses of mails */
+	struct mail_config *mail;              /* NULL: no mail at all (tests of the core) */
 } app;
 
 /*
- * Load (or create on first start) the server's form key. Returns 0 or a
+ * Load (or create on first start) the server's form and mail keys. Returns 0 or a
  * negative app_code.
  */
 int app_load_keys(app *a);

@@ -375,10 +375,15 @@ static enum MHD_Result dispatch(struct pending *pd)
 	}
 	if (req->route->body == BODY_FORM && check_form(req, &err))
 		return send_error(pd, err.code, err.message);
-	if (authenticate(req, &err))
+	/* The database is shared with the mail threads: one user at a time. */
+	pthread_mutex_lock(&req->app->lock);
+	if (authenticate(req, &err)) {
+		pthread_mutex_unlock(&req->app->lock);
 		return send_error(pd, err.code, err.message);
+	}
 	res.status = 200;
 	req->route->handler(req, &res);
+	pthread_mutex_unlock(&req->app->lock);
 	if (!res.body)
 		http_reply(&res, res.status ? res.status : 204, "text/plain", xstrdup(""), 0);
 	return send_response(pd, &res);

@@ -128,7 +128,7 @@ static int cmd_serve(int argc, char **argv)
 	const char *address = "127.0.0.1", *dbpath = DEFAULT_DB, *base = NULL;
 	unsigned port = 8080;
 	int demo = 0, c, rc = 1, sig;
-	app a = {0};
+	app a = {.lock = PTHREAD_MUTEX_INITIALIZER};
 	http_server *srv = NULL;
 	sigset_t set;
 

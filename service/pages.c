@@ -152,22 +152,17 @@ out:
 static json_t *board_model(const game_loaded *g, int seat)
 {
 	rules_view *v = xmalloc(sizeof *v);
-	int turns = seat >= 0 ? g->rules->view_quarter_turns(seat) % 4 : 0;
-	int flip = turns == 2;
 	json_t *rows = json_array(), *cols = json_array(), *holdings = json_array();
 
-	g->rules->view(g->pos, v);
+	view_oriented(g, seat, v);
 	for (int c = 0; c < v->cols; c++)
-		json_array_append_new(cols, json_string(v->col_label[flip ? v->cols - 1 - c : c]));
-	for (int rr = 0; rr < v->rows; rr++) {
-		int r = flip ? v->rows - 1 - rr : rr;
+		json_array_append_new(cols, json_string(v->col_label[c]));
+	for (int r = 0; r < v->rows; r++) {
 		json_t *cells = json_array();
-		for (int cc = 0; cc < v->cols; cc++) {
-			int c = flip ? v->cols - 1 - cc : cc;
+		for (int c = 0; c < v->cols; c++) {
 			const rules_cell *cell = &v->cell[r][c];
-			json_t *o = json_pack("{s:s, s:s, s:s}", "piece", cell->piece, "kind", cell->kind,
-				"square", "");
-			json_object_set_new(o, "square", json_sprintf("%s %s", v->row_label[r], v->col_label[c]));
+			json_t *o = json_pack("{s:s, s:s, s:o}", "piece", cell->piece, "kind", cell->kind,
+				"square", json_sprintf("%s %s", v->row_label[r], v->col_label[c]));
 			if (cell->owner >= 0)
 				json_object_set_new(o, "side", json_string(g->rules->seat_names[cell->owner]));
 			for (int h = 0; h < v->nholdings; h++)
@@ -182,11 +177,12 @@ static json_t *board_model(const game_loaded *g, int seat)
 		json_t *pieces = json_array();
 		for (int i = 0; i < hd->npieces; i++)
 			json_array_append_new(pieces, json_string(hd->pieces[i]));
-		json_array_append_new(holdings, json_pack("{s:s, s:s, s:o, s:b}", "name", hd->name,
-			"seat", g->rules->seat_names[hd->owner], "pieces", pieces, "empty", hd->npieces == 0));
+		json_t *o = json_pack("{s:s, s:s, s:o, s:b}", "name", hd->name,
+			"seat", g->rules->seat_names[hd->owner], "pieces", pieces, "empty", hd->npieces == 0);
 		if (hd->row >= 0)
-			json_object_set_new(json_array_get(holdings, (size_t)h), "square",
-				json_sprintf("%s %s", v->row_label[hd->row], v->col_label[hd->col]));
+			json_object_set_new(o, "square", json_sprintf("%s %s", v->row_label[hd->row],
+								      v->col_label[hd->col]));
+		json_array_append_new(holdings, o);
 	}
 	free(v);
 	return json_pack("{s:o, s:o, s:o}", "cols", cols, "rows", rows, "holdings", holdings);

@@ -4,8 +4,79 @@
 #include "xalloc.h"
 
 #include <sodium.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+void view_oriented(const game_loaded *g, int seat, rules_view *out)
+{
+	rules_view *v = xmalloc(sizeof *v);
+	int turns = seat >= 0 ? g->rules->view_quarter_turns(seat) % 4 : 0;
+
+	g->rules->view(g->pos, v);
+	*out = *v;
+	/* Half a turn: rows and columns both reversed. (Quarter turns come with four-seat games.) */
+	if (turns == 2) {
+		for (int r = 0; r < v->rows; r++) {
+			snprintf(out->row_label[r], sizeof out->row_label[r], "%s", v->row_label[v->rows - 1 - r]);
+			for (int c = 0; c < v->cols; c++)
+				out->cell[r][c] = v->cell[v->rows - 1 - r][v->cols - 1 - c];
+		}
+		for (int c = 0; c < v->cols; c++)
+			snprintf(out->col_label[c], sizeof out->col_label[c], "%s", v->col_label[v->cols - 1 - c]);
+		for (int h = 0; h < v->nholdings; h++) {
+			if (v->holding[h].row >= 0) {
+				out->holding[h].row = v->rows - 1 - v->holding[h].row;
+				out->holding[h].col = v->cols - 1 - v->holding[h].col;
+			}
+		}
+	}
+	free(v);
+}
+
+char *view_board_text(const game_loaded *g, int seat)
+{
+	rules_view *v = xmalloc(sizeof *v);
+	size_t cap = 4096, n = 0;
+	char *out = xmalloc(cap);
+
+#define PUT(...) do { \
+		int k_ = snprintf(out + n, cap - n, __VA_ARGS__); \
+		if (k_ > 0) n += (size_t)k_ < cap - n ? (size_t)k_ : cap - n - 1; \
+	} while (0)
+	view_oriented(g, seat, v);
+	PUT("    ");
+	for (int c = 0; c < v->cols; c++)
+		PUT("%-2s", v->col_label[c]);
+	PUT("\n");
+	for (int r = 0; r < v->rows; r++) {
+		PUT("%3s ", v->row_label[r]);
+		for (int c = 0; c < v->cols; c++) {
+			const rules_cell *cell = &v->cell[r][c];
+			const char *shown = cell->piece[0] ? cell->piece :
+				!strcmp(cell->kind, "river") ? "~" : !strcmp(cell->kind, "prison") ? "+" :
+				!strcmp(cell->kind, "off") ? " " : ".";
+			PUT("%-2s", shown);
+		}
+		PUT("%s\n", v->row_label[r]);
+	}
+	PUT("    ");
+	for (int c = 0; c < v->cols; c++)
+		PUT("%-2s", v->col_label[c]);
+	PUT("\n");
+	for (int h = 0; h < v->nholdings; h++) {
+		const rules_holding *hd = &v->holding[h];
+		PUT("\n%s: ", hd->name);
+		if (!hd->npieces)
+			PUT("empty");
+		for (int i = 0; i < hd->npieces; i++)
+			PUT("%s%s", i ? " " : "", hd->pieces[i]);
+	}
+	PUT("\n");
+#undef PUT
+	free(v);
+	return out;
+}
 
 json_t *view_seat_list(const rules_game *rules, unsigned mask)
 {

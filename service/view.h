@@ -9,6 +9,16 @@
 /* The position as JSON: labels, board rows (as drawn, first seat's view), cell kinds, holdings. */
 json_t *view_position(const game_loaded *g);
 
+/*
+ * The drawable state as seat sees it: rotated so that seat's side is at the
+ * bottom (seat -1: as the first seat sees it). Holdings keep their anchors
+ * in the rotated grid.
+ */
+void view_oriented(const game_loaded *g, int seat, rules_view *out);
+
+/* The board as plain text from seat's side, with coordinates and the holdings, for mails. */
+char *view_board_text(const game_loaded *g, int seat);
+
 /* Seat names of a mask, as a JSON array. */
 json_t *view_seat_list(const rules_game *rules, unsigned mask);
 

@@ -1,0 +1,122 @@
+/* mail_compose.c - building outgoing messages with GMime, which handles encodings and headers. */
+#include "mail_compose.h"
+#include "xalloc.h"
+
+#include <gmime/gmime.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int started;
+
+void mail_compose_init(void)
+{
+	if (!started++)
+		g_mime_init();
+}
+
+void mail_compose_shutdown(void)
+{
+	if (started && !--started)
+		g_mime_shutdown();
+}
+
+static GMimeObject *text_part(const char *subtype, const char *content)
+{
+	GMimeTextPart *part = g_mime_text_part_new_with_subtype(subtype);
+
+	g_mime_text_part_set_text(part, content);
+	g_mime_text_part_set_charset(part, "utf-8");
+	g_mime_part_set_content_encoding(GMIME_PART(part), GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE);
+	return GMIME_OBJECT(part);
+}
+
+/* The text as HTML: escaped, in a <pre> so boards keep their columns, links made clickable. */
+static char *html_of(const char *text)
+{
+	GString *out = g_string_new("<!doctype html><html><body><pre style=\"font-family:monospace\">");
+	char *escaped = g_markup_escape_text(text, -1);
+	const char *p = escaped;
+
+	while (*p) {
+		const char *http = strstr(p, "http");
+		if (!http || (strncmp(http, "http://", 7) && strncmp(http, "https://", 8))) {
+			size_t n = http ? (size_t)(http - p) + 4 : strlen(p);
+			g_string_append_len(out, p, (gssize)n);
+			p += n;
+			continue;
+		}
+		size_t n = strcspn(http, " \n\t<>\"");
+		g_string_append_len(out, p, http - p);
+		g_string_append(out, "<a href=\"");
+		g_string_append_len(out, http, (gssize)n);
+		g_string_append(out, "\">");
+		g_string_append_len(out, http, (gssize)n);
+		g_string_append(out, "</a>");
+		p = http + n;
+	}
+	g_string_append(out, "</pre></body></html>\n");
+	g_free(escaped);
+	char *s = xstrdup(out->str);
+	g_string_free(out, TRUE);
+	return s;
+}
+
+static void set_id_header(GMimeMessage *msg, const char *name, const char *ids)
+{
+	GString *v = g_string_new(NULL);
+	char *copy = xstrdup(ids), *save = NULL;
+
+	for (char *id = strtok_r(copy, " ", &save); id; id = strtok_r(NULL, " ", &save))
+		g_string_append_printf(v, "%s<%s>", v->len ? " " : "", id);
+	g_mime_object_set_header(GMIME_OBJECT(msg), name, v->str, NULL);
+	g_string_free(v, TRUE);
+	free(copy);
+}
+
+char *mail_compose(const mail_config *mc, const mail_out *m)
+{
+	GMimeMessage *msg = g_mime_message_new(TRUE);
+	GDateTime *now = g_date_time_new_now_utc();
+	GMimeFormatOptions *opts;
+	GMimeObject *body;
+	char *text, *out;
+
+	g_mime_message_add_mailbox(msg, GMIME_ADDRESS_TYPE_FROM, "Rookery", mc->from);
+	g_mime_message_add_mailbox(msg, GMIME_ADDRESS_TYPE_TO, m->to_name, m->to_addr);
+	if (m->reply_to)
+		g_mime_message_add_mailbox(msg, GMIME_ADDRESS_TYPE_REPLY_TO, "Rookery", m->reply_to);
+	g_mime_message_set_subject(msg, m->subject, "utf-8");
+	g_mime_message_set_date(msg, now);
+	g_mime_message_set_message_id(msg, m->message_id);
+	if (m->in_reply_to)
+		set_id_header(msg, "In-Reply-To", m->in_reply_to);
+	if (m->references)
+		set_id_header(msg, "References", m->references);
+	g_mime_object_set_header(GMIME_OBJECT(msg), "Auto-Submitted", "auto-generated", NULL);
+	g_mime_object_set_header(GMIME_OBJECT(msg), "X-Auto-Response-Suppress", "All", NULL);
+
+	body = text_part("plain", m->text);
+	if (m->with_html) {
+		GMimeMultipart *alt = g_mime_multipart_new_with_subtype("alternative");
+		char *html = html_of(m->text);
+		GMimeObject *hp = text_part("html", html);
+		free(html);
+		g_mime_multipart_add(alt, body);
+		g_mime_multipart_add(alt, hp);
+		g_object_unref(body);
+		g_object_unref(hp);
+		body = GMIME_OBJECT(alt);
+	}
+	g_mime_message_set_mime_part(msg, body);
+	g_object_unref(body);
+
+	opts = g_mime_format_options_new();
+	g_mime_format_options_set_newline_format(opts, GMIME_NEWLINE_FORMAT_UNIX);
+	text = g_mime_object_to_string(GMIME_OBJECT(msg), opts);
+	out = xstrdup(text);
+	g_free(text);
+	g_mime_format_options_free(opts);
+	g_date_time_unref(now);
+	g_object_unref(msg);
+	return out;
+}

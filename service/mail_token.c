@@ -1,0 +1,91 @@
+/* mail_token.c - reply addresses that carry a MAC over (game, seat, ply): no table, no guessing. */
+#include "mail.h"
+#include "xalloc.h"
+
+#include <ctype.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAC_CHARS 16   /* 80 bits */
+
+static void mac_text(const unsigned char key[32], const char *game, int seat, int ply,
+		     char out[MAC_CHARS + 1])
+{
+	static const char b32[] = "abcdefghijklmnopqrstuvwxyz234567";
+	unsigned char mac[crypto_auth_hmacsha256_BYTES];
+	char msg[96];
+	int len = snprintf(msg, sizeof msg, "rookery-reply/v1|%s|%d|%d", game, seat, ply);
+
+	crypto_auth_hmacsha256_state st;
+	crypto_auth_hmacsha256_init(&st, key, 32);
+	crypto_auth_hmacsha256_update(&st, (const unsigned char *)msg, (size_t)len);
+	crypto_auth_hmacsha256_final(&st, mac);
+	/* Five bits a character from the first 10 bytes. */
+	for (int i = 0; i < MAC_CHARS; i++) {
+		int bit = i * 5, byte = bit / 8, shift = bit % 8;
+		unsigned v = (unsigned)mac[byte] << 8 | mac[byte + 1];
+		out[i] = b32[(v >> (11 - shift)) & 31];
+	}
+	out[MAC_CHARS] = 0;
+}
+
+void mail_token_make(const unsigned char key[32], const char *game, int seat, int ply,
+		     char out[MAIL_TOKEN_TEXT])
+{
+	char mac[MAC_CHARS + 1];
+
+	mac_text(key, game, seat, ply, mac);
+	snprintf(out, MAIL_TOKEN_TEXT, "%s-%d-%d-%s", game, seat, ply, mac);
+}
+
+int mail_token_check(const unsigned char key[32], const char *token, char *game, size_t game_size,
+		     int *seat, int *ply)
+{
+	char copy[MAIL_TOKEN_TEXT], want[MAC_CHARS + 1];
+	char *parts[4], *p, *save = NULL;
+	int n = 0;
+
+	if (!token || strlen(token) >= sizeof copy)
+		return -1;
+	snprintf(copy, sizeof copy, "%s", token);
+	for (p = copy; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	for (p = strtok_r(copy, "-", &save); p && n < 4; p = strtok_r(NULL, "-", &save))
+		parts[n++] = p;
+	if (n != 4 || p || strlen(parts[0]) >= game_size || strlen(parts[3]) != MAC_CHARS)
+		return -1;
+	for (int i = 1; i <= 2; i++) {
+		if (!*parts[i] || strlen(parts[i]) > 7 || strspn(parts[i], "0123456789") != strlen(parts[i]))
+			return -1;
+	}
+	*seat = atoi(parts[1]);
+	*ply = atoi(parts[2]);
+	mac_text(key, parts[0], *seat, *ply, want);
+	if (sodium_memcmp(want, parts[3], MAC_CHARS) != 0)
+		return -1;
+	snprintf(game, game_size, "%s", parts[0]);
+	return 0;
+}
+
+char *mail_reply_address(const mail_config *mc, const char *token)
+{
+	return xasprintf("play+%s@%s", token, mc->reply_domain);
+}
+
+int mail_token_from_address(const mail_config *mc, const char *address, char out[MAIL_TOKEN_TEXT])
+{
+	const char *at = strrchr(address, '@');
+	size_t len;
+
+	if (!at || strncasecmp(address, "play+", 5) != 0 || strcasecmp(at + 1, mc->reply_domain) != 0)
+		return -1;
+	len = (size_t)(at - address) - 5;
+	if (len == 0 || len >= MAIL_TOKEN_TEXT)
+		return -1;
+	memcpy(out, address + 5, len);
+	out[len] = 0;
+	return 0;
+}
