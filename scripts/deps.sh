@@ -3,7 +3,7 @@
 # usage: scripts/deps.sh [build|test]
 set -eu
 
-build="gcc pkg-config meson ninja-build python3 libsqlite3-dev libmicrohttpd-dev libjansson-dev libsodium-dev"
+build="gcc pkg-config meson ninja-build python3 libsqlite3-dev libmicrohttpd-dev libjansson-dev libsodium-dev libgmime-3.0-dev libcurl4-openssl-dev"
 test="libcmocka-dev chromium curl"
 
 want=$build

@@ -15,6 +15,7 @@ typedef struct app {
 	unsigned char form_key[APP_KEY_BYTES]; /* keys the per-form tokens; kept in the database */
 	unsigned char mail_key[APP_KEY_BYTES]; /* keys the reply addresses of mails */
 	struct mail_config *mail;              /* NULL: no mail at all (tests of the core) */
+	struct outbox *outbox;                 /* the delivery worker, woken after changes */
 } app;
 
 /*

@@ -3,6 +3,7 @@
 #include "dice.h"
 #include "limits.h"
 #include "log.h"
+#include "notify.h"
 #include "text.h"
 #include "xalloc.h"
 
@@ -46,6 +47,22 @@ static int check_seat_input(const game_seat_in *s, int i, app_error *err)
 			return app_fail(err, E_BAD_REQUEST, "seat %d: \"%s\" is not an email address", i + 1, s->email);
 	}
 	return 0;
+}
+
+/* The invitations of a game just inserted, in the same transaction. */
+static int queue_invitations(app *a, game_created *c, db_error *de)
+{
+	game_loaded g;
+	app_error err;
+	int r;
+
+	if (!a->mail)
+		return 0;
+	if (game_load(a, c->id, &g, &err))
+		return DB_E_IO;
+	r = notify_created(a, &g, c->tokens, de);
+	game_loaded_free(&g);
+	return r;
 }
 
 int game_create(app *a, const char *variant, const game_seat_in *seats, int nseats,
@@ -98,6 +115,8 @@ int game_create(app *a, const char *variant, const game_seat_in *seats, int nsea
 		if ((r = db_begin(a->db, &de)))
 			break;
 		r = db_game_insert(a->db, &g, (const unsigned char (*)[DB_HASH_BYTES])hashes, &de);
+		if (!r)
+			r = queue_invitations(a, out, &de);
 		if (!r)
 			r = db_commit(a->db, &de);
 		else
@@ -399,6 +418,8 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 	if (!r)
 		r = db_game_save_state(a->db, g.rec, &de);
 	if (!r)
+		r = notify_moved(a, &g, seat, channel, &de);
+	if (!r)
 		r = db_commit(a->db, &de);
 	if (r) {
 		r = storage_fail(err, &de);
@@ -444,6 +465,8 @@ static int finish_action(app *a, game_loaded *g, int seat, const char *action,
 	r = db_action_append(a->db, g->rec->id, g->rec->ply, seat, action, channel, now, &de);
 	if (!r)
 		r = db_game_save_state(a->db, g->rec, &de);
+	if (!r)
+		r = notify_action(a, g, seat, action, &de);
 	if (!r)
 		r = db_commit(a->db, &de);
 	if (r) {

@@ -4,6 +4,7 @@
 #include "game.h"
 #include "limits.h"
 #include "log.h"
+#include "outbox.h"
 #include "pages.h"
 #include "text.h"
 #include "xalloc.h"
@@ -384,6 +385,9 @@ static enum MHD_Result dispatch(struct pending *pd)
 	res.status = 200;
 	req->route->handler(req, &res);
 	pthread_mutex_unlock(&req->app->lock);
+	/* A change may have queued mail: let the delivery worker look now. */
+	if (strcmp(req->method, "POST") == 0)
+		outbox_wake(req->app->outbox);
 	if (!res.body)
 		http_reply(&res, res.status ? res.status : 204, "text/plain", xstrdup(""), 0);
 	return send_response(pd, &res);

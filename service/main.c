@@ -6,10 +6,18 @@
 #include "http.h"
 #include "limits.h"
 #include "log.h"
+#include "mail.h"
+#include "mail_compose.h"
+#include "mail_in.h"
+#include "mail_parse.h"
+#include "mail_socket.h"
+#include "outbox.h"
 #include "tmpl.h"
 #include "xalloc.h"
 
+#include <curl/curl.h>
 #include <errno.h>
+#include <libgen.h>
 #include <getopt.h>
 #include <signal.h>
 #include <sodium.h>
@@ -27,7 +35,8 @@ static const char usage_main[] =
 	"Rookery: a play-by-mail server for chess variants.\n"
 	"\n"
 	"commands:\n"
-	"  serve      run the web server and JSON API\n"
+	"  serve      run the web server, the JSON API and the mail service\n"
+	"  mail-in    hand one incoming mail (standard input) to the running server\n"
 	"  migrate    create or upgrade the database, then exit\n"
 	"\n"
 	"options:\n"
@@ -45,7 +54,32 @@ static const char usage_serve[] =
 	"  --db PATH         the SQLite database (default " DEFAULT_DB ", created if missing)\n"
 	"  --base-url URL    the public address used in links (default http://ADDR:PORT)\n"
 	"  --demo            create a demo Nchess game at start and print its seat links\n"
+	"\n"
+	"mail options:\n"
+	"  --smtp URL        send mail through this SMTP server: smtp://host:port (STARTTLS when\n"
+	"                    offered) or smtps://host:port (TLS); user:password@ before the host\n"
+	"                    to authenticate. Without --smtp, mails are written to a maildir.\n"
+	"  --smtp-tls MODE   for smtp:// URLs: try (default), require or none\n"
+	"  --mail-from ADDR  the sender of outgoing mail (default rookery@REPLY-DOMAIN)\n"
+	"  --reply-domain D  replies go to play+TOKEN@D; route that domain to `rookery mail-in`\n"
+	"                    (default localhost)\n"
+	"  --maildir DIR     where mails go without --smtp (default: mail/ beside the database)\n"
+	"  --mail-retry SEC  first retry delay of a failed delivery, doubling each time (default 60)\n"
 	"  -h, --help        show this help\n";
+
+static const char usage_mail_in[] =
+	"usage: rookery mail-in [options] < message\n"
+	"\n"
+	"Hand one incoming mail to the running `rookery serve` of the same database, the way an\n"
+	"MTA delivers to a pipe. Exit status follows sysexits.h: 0 handled (acted on, or answered\n"
+	"with a refusal mail), 65 unreadable message (bounce), 67 not a Rookery reply address\n"
+	"(bounce), 75 the server is not running (the MTA keeps the mail and retries).\n"
+	"\n"
+	"options:\n"
+	"  --db PATH          the database the server uses (default " DEFAULT_DB ")\n"
+	"  --recipient ADDR   the envelope recipient (default: $ORIGINAL_RECIPIENT or\n"
+	"                     $RECIPIENT as Postfix sets them, else the message's headers)\n"
+	"  -h, --help         show this help\n";
 
 static const char usage_migrate[] =
 	"usage: rookery migrate [options]\n"
@@ -122,12 +156,22 @@ static int cmd_serve(int argc, char **argv)
 		{"db", required_argument, NULL, 'd'},
 		{"base-url", required_argument, NULL, 'b'},
 		{"demo", no_argument, NULL, 'D'},
+		{"smtp", required_argument, NULL, 'S'},
+		{"smtp-tls", required_argument, NULL, 'T'},
+		{"mail-from", required_argument, NULL, 'F'},
+		{"reply-domain", required_argument, NULL, 'R'},
+		{"maildir", required_argument, NULL, 'M'},
+		{"mail-retry", required_argument, NULL, 'Y'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *address = "127.0.0.1", *dbpath = DEFAULT_DB, *base = NULL;
-	unsigned port = 8080;
+	const char *smtp = NULL, *tls = "try", *from = NULL, *domain = "localhost", *maildir = NULL;
+	unsigned port = 8080, retry = 60;
 	int demo = 0, c, rc = 1, sig;
+	mail_config mc = {0};
+	mail_socket *msock = NULL;
+	char *sock_path = NULL;
 	app a = {.lock = PTHREAD_MUTEX_INITIALIZER};
 	http_server *srv = NULL;
 	sigset_t set;
@@ -144,6 +188,17 @@ static int cmd_serve(int argc, char **argv)
 		case 'd': dbpath = optarg; break;
 		case 'b': base = optarg; break;
 		case 'D': demo = 1; break;
+		case 'S': smtp = optarg; break;
+		case 'T': tls = optarg; break;
+		case 'F': from = optarg; break;
+		case 'R': domain = optarg; break;
+		case 'M': maildir = optarg; break;
+		case 'Y':
+			if (parse_port(optarg, &retry) || retry == 0) {
+				fprintf(stderr, "rookery: --mail-retry must be 1..65535 seconds, not \"%s\"\n", optarg);
+				return 64;
+			}
+			break;
 		case 'h': fputs(usage_serve, stdout); return 0;
 		default: fputs(usage_serve, stderr); return 64;
 		}
@@ -156,6 +211,30 @@ static int cmd_serve(int argc, char **argv)
 		fprintf(stderr, "rookery: --base-url must start with http:// or https://\n");
 		return 64;
 	}
+	if (smtp && strncmp(smtp, "smtp://", 7) && strncmp(smtp, "smtps://", 8)) {
+		fprintf(stderr, "rookery: --smtp must start with smtp:// or smtps://\n");
+		return 64;
+	}
+	if (strcmp(tls, "try") && strcmp(tls, "require") && strcmp(tls, "none")) {
+		fprintf(stderr, "rookery: --smtp-tls must be try, require or none\n");
+		return 64;
+	}
+	if (!*domain || strpbrk(domain, "@ \t<>")) {
+		fprintf(stderr, "rookery: --reply-domain must be a domain name\n");
+		return 64;
+	}
+	mc.smtp_url = smtp ? xstrdup(smtp) : NULL;
+	mc.tls = !strcmp(tls, "require") ? MAIL_TLS_REQUIRE : !strcmp(tls, "none") ? MAIL_TLS_NONE : MAIL_TLS_TRY;
+	mc.reply_domain = xstrdup(domain);
+	mc.from = from ? xstrdup(from) : xasprintf("rookery@%s", domain);
+	if (maildir) {
+		mc.maildir = xstrdup(maildir);
+	} else {
+		char *copy = xstrdup(dbpath);
+		mc.maildir = xasprintf("%s/mail", dirname(copy));
+		free(copy);
+	}
+	a.mail = &mc;
 
 	/* Signals are taken by sigwait below; block them before any thread starts. */
 	sigemptyset(&set);
@@ -174,6 +253,10 @@ static int cmd_serve(int argc, char **argv)
 	rc = 1;
 	if (app_load_keys(&a))
 		goto out;
+	a.outbox = outbox_start(&a, (int)retry);
+	sock_path = mail_socket_path(dbpath);
+	if (!a.outbox || !(msock = mail_socket_start(&a, sock_path)))
+		goto out;
 	srv = http_start(&a, address, port);
 	if (!srv)
 		goto out;
@@ -189,22 +272,97 @@ static int cmd_serve(int argc, char **argv)
 	}
 	log_event("rookery %s serving %s on %s port %u (database %s)", ROOKERY_VERSION, a.base_url,
 		  address, port, dbpath);
+	log_event("mail: replies to play+...@%s, incoming through %s, outgoing %s %s", mc.reply_domain,
+		  sock_path, mc.smtp_url ? "over SMTP" : "into the maildir", mc.smtp_url ? "" : mc.maildir);
 	printf("Rookery is serving %s/\n", a.base_url);
 	fflush(stdout);
-	if (demo && create_demo(&a))
-		goto out;
+	if (demo) {
+		pthread_mutex_lock(&a.lock);
+		int bad = create_demo(&a);
+		pthread_mutex_unlock(&a.lock);
+		if (bad)
+			goto out;
+	}
 	if (sigwait(&set, &sig) == 0)
 		log_event("received %s, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	rc = 0;
 out:
 	http_stop(srv, LIMIT_SHUTDOWN_GRACE_S);
+	mail_socket_stop(msock);
+	outbox_stop(a.outbox);
 	db_close(a.db);
 	if (rc == 0)
 		log_event("stopped cleanly");
 	free(a.base_url);
+	free(sock_path);
+	free(mc.smtp_url);
+	free(mc.reply_domain);
+	free(mc.from);
+	free(mc.maildir);
 	tmpl_cleanup();
 	sodium_memzero(a.form_key, sizeof a.form_key);
 	return rc;
+}
+
+static int cmd_mail_in(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"recipient", required_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *dbpath = DEFAULT_DB, *recipient = NULL;
+	size_t cap = 64 * 1024, len = 0;
+	char *data, *path, msg[512];
+	int c, code;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dbpath = optarg; break;
+		case 'r': recipient = optarg; break;
+		case 'h': fputs(usage_mail_in, stdout); return 0;
+		default: fputs(usage_mail_in, stderr); return MAIL_IN_SOFTWARE - 6;   /* EX_USAGE */
+		}
+	}
+	if (!recipient)
+		recipient = getenv("ORIGINAL_RECIPIENT");
+	if (!recipient)
+		recipient = getenv("RECIPIENT");
+	data = xmalloc(cap);
+	for (;;) {
+		if (len == cap) {
+			if (cap > MAIL_MAX_BYTES) {
+				fprintf(stderr, "rookery mail-in: the message is larger than %d bytes\n", MAIL_MAX_BYTES);
+				free(data);
+				return MAIL_IN_DATAERR;
+			}
+			cap *= 2;
+			data = xrealloc(data, cap);
+		}
+		ssize_t n = read(STDIN_FILENO, data + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "rookery mail-in: cannot read the message: %s\n", strerror(errno));
+			free(data);
+			return MAIL_IN_TEMPFAIL;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len > MAIL_MAX_BYTES) {
+		fprintf(stderr, "rookery mail-in: the message is larger than %d bytes\n", MAIL_MAX_BYTES);
+		free(data);
+		return MAIL_IN_DATAERR;
+	}
+	path = mail_socket_path(dbpath);
+	code = mail_socket_send(path, data, len, recipient, msg, sizeof msg);
+	fprintf(stderr, "rookery mail-in: %s\n", msg);
+	free(path);
+	free(data);
+	return code;
 }
 
 static int cmd_migrate(int argc, char **argv)
@@ -250,10 +408,18 @@ int main(int argc, char **argv)
 		printf("rookery %s\n", ROOKERY_VERSION);
 		return 0;
 	}
-	if (!strcmp(argv[1], "serve"))
-		return cmd_serve(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "serve")) {
+		curl_global_init(CURL_GLOBAL_DEFAULT);
+		mail_parse_init();
+		int rc = cmd_serve(argc - 1, argv + 1);
+		mail_parse_shutdown();
+		curl_global_cleanup();
+		return rc;
+	}
 	if (!strcmp(argv[1], "migrate"))
 		return cmd_migrate(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "mail-in"))
+		return cmd_mail_in(argc - 1, argv + 1);
 	fprintf(stderr, "rookery: unknown command \"%s\"\n%s", argv[1], usage_main);
 	return 64;
 }

@@ -1,0 +1,360 @@
+/* notify.c - the texts of the mails, and to whom they go; composed now, sent later by the outbox. */
+#include "notify.h"
+#include "api.h"
+#include "mail.h"
+#include "mail_compose.h"
+#include "view.h"
+#include "xalloc.h"
+
+#include <glib.h>
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define SEAT_LINK_DAYS 180   /* a seat link sent by mail keeps working this long */
+
+/* The subject every mail of a game shares, so that mail clients thread them. */
+static char *game_subject(const game_loaded *g)
+{
+	GString *s = g_string_new(NULL);
+	char *out;
+
+	g_string_append_printf(s, "[Rookery] %s game %s:", g->rules->title, g->rec->id);
+	for (int i = 0; i < g->rec->nseats; i++)
+		g_string_append_printf(s, "%s %s (%s)", i ? " vs" : "", g->rec->seats[i].name,
+				       g->rules->seat_names[g->rec->seats[i].seat]);
+	out = xstrdup(s->str);
+	g_string_free(s, TRUE);
+	return out;
+}
+
+/* The id all mails to one seat of one game reply to: the invitation's. */
+static char *thread_root(const app *a, const char *game, int seat)
+{
+	return xasprintf("%s.%d.invite@%s", game, seat, a->mail->reply_domain);
+}
+
+static char *new_message_id(const app *a, const char *game, const char *kind)
+{
+	unsigned char r[6];
+	char hex[13];
+
+	randombytes_buf(r, sizeof r);
+	sodium_bin2hex(hex, sizeof hex, r, sizeof r);
+	return xasprintf("%s.%s.%s@%s", game ? game : "rookery", kind, hex, a->mail->reply_domain);
+}
+
+/* A fresh seat link for a mail (the seat's own token is only ever shown once). */
+static char *mint_seat_link(app *a, const char *game, int seat, db_error *err)
+{
+	char token[TOKEN_TEXT];
+	unsigned char hash[TOKEN_HASH_BYTES];
+
+	token_new(token);
+	token_hash(token, hash);
+	if (db_seat_link_add(a->db, hash, game, seat, (long long)time(NULL) + SEAT_LINK_DAYS * 86400LL, err))
+		return NULL;
+	return api_seat_url(a, game, token);
+}
+
+static int queue(app *a, const char *game, const char *kind, const mail_out *m, db_error *err)
+{
+	char now[32], *msg = mail_compose(a->mail, m);
+	int r;
+
+	app_now(now);
+	r = db_outbox_add(a->db, game, kind, m->to_addr, msg, now, (long long)time(NULL), err);
+	free(msg);
+	return r;
+}
+
+/* Send text to one seat of g, threaded under that seat's invitation. */
+static int queue_to_seat(app *a, const game_loaded *g, int seat, const char *kind, const char *text,
+			 const char *reply_token, int is_root, db_error *err)
+{
+	const db_seat *s = &g->rec->seats[seat];
+	char *subject = game_subject(g), *root = thread_root(a, g->rec->id, seat);
+	char *id = is_root ? xstrdup(root) : new_message_id(a, g->rec->id, kind);
+	char *reply = reply_token ? mail_reply_address(a->mail, reply_token) : NULL;
+	mail_out m = {
+		.to_name = s->name, .to_addr = s->email, .reply_to = reply, .subject = subject,
+		.message_id = id, .in_reply_to = is_root ? NULL : root, .references = is_root ? NULL : root,
+		.text = text, .with_html = 1,
+	};
+	int r = queue(a, g->rec->id, kind, &m, err);
+
+	free(subject);
+	free(root);
+	free(id);
+	free(reply);
+	return r;
+}
+
+static const char *opponents(const game_loaded *g, int seat, GString *buf)
+{
+	int first = 1;
+
+	for (int i = 0; i < g->rec->nseats; i++) {
+		if (i == seat)
+			continue;
+		g_string_append_printf(buf, "%s%s (%s)", first ? "" : ", ", g->rec->seats[i].name,
+				       g->rules->seat_names[i]);
+		first = 0;
+	}
+	return buf->str;
+}
+
+/* The last few moves, numbered, with notes and dice. */
+static void append_last_moves(app *a, const game_loaded *g, GString *t)
+{
+	db_move *moves;
+	size_t n;
+	db_error de;
+
+	if (db_moves_list(a->db, g->rec->id, &moves, &n, &de) || n == 0) {
+		if (n == 0)
+			g_string_append(t, "No moves yet.\n");
+		return;
+	}
+	g_string_append(t, "Last moves:\n");
+	for (size_t i = n > 6 ? n - 6 : 0; i < n; i++) {
+		g_string_append_printf(t, "  %3d. %-6s %s", moves[i].ply + 1, g->rules->seat_names[moves[i].seat],
+				       moves[i].move);
+		if (moves[i].note && *moves[i].note)
+			g_string_append_printf(t, "  (%s)", moves[i].note);
+		if (moves[i].dice && strcmp(moves[i].dice, "[]"))
+			g_string_append_printf(t, "  dice %s", moves[i].dice);
+		g_string_append_c(t, '\n');
+	}
+	db_moves_free(moves, n);
+}
+
+/* A complete legal move of seat, as an example of what to write. */
+static void example_move(const game_loaded *g, int seat, char out[RULES_TEXT_MAX])
+{
+	rules_move_list list = {0};
+
+	snprintf(out, RULES_TEXT_MAX, "?");
+	g->rules->legal_moves(g->pos, seat, &list);
+	for (size_t i = 0; i < list.n; i++)
+		if (!list.v[i].partial) {
+			g->rules->format(g->pos, &list.v[i], out, RULES_TEXT_MAX);
+			break;
+		}
+	rules_move_list_free(&list);
+}
+
+/* The board, the moves and how to answer: the body of every mail that asks for a move. */
+static void append_position(app *a, const game_loaded *g, int seat, int to_move, const char *link, GString *t)
+{
+	char *board = view_board_text(g, seat);
+
+	g_string_append_printf(t, "\n%s\n", board);
+	free(board);
+	append_last_moves(a, g, t);
+	if (to_move) {
+		char example[RULES_TEXT_MAX];
+		example_move(g, seat, example);
+		g_string_append_printf(t, "\nTo move, reply to this mail with your move on the first line, "
+				       "for example:\n\n    %s\n\n"
+				       "You may also reply with one of: resign, offer draw, accept draw, decline draw.\n",
+				       example);
+	}
+	if (link)
+		g_string_append_printf(t, "\nPlay in the browser (this link is yours alone):\n%s\n", link);
+	g_string_append_printf(t, "Rules of %s: %s/rules/%s\n", g->rules->title, a->base_url, g->rules->id);
+	g_string_append_printf(t, "\nDice commitment: %s\n(SHA-256 of this game's secret dice seed, "
+			       "revealed when the game ends.)\n", g->rec->commitment);
+}
+
+int notify_created(app *a, const game_loaded *g, char tokens[][TOKEN_TEXT], db_error *err)
+{
+	unsigned turn = game_turn_mask(g);
+
+	if (!a->mail)
+		return 0;
+	for (int i = 0; i < g->rec->nseats; i++) {
+		const db_seat *s = &g->rec->seats[i];
+		GString *t, *opp;
+		char *link, token[MAIL_TOKEN_TEXT];
+		int to_move = (turn >> i) & 1, r;
+
+		if (!s->email)
+			continue;
+		t = g_string_new(NULL);
+		opp = g_string_new(NULL);
+		link = api_seat_url(a, g->rec->id, tokens[i]);
+		g_string_append_printf(t, "Hello %s,\n\nyou are invited to play %s on Rookery, as %s against %s.\n"
+				       "%s\n\nPlay from your mail client by replying to the mails of this game, "
+				       "or in the browser.\n", s->name, g->rules->title, g->rules->seat_names[i],
+				       opponents(g, i, opp), g->rules->summary);
+		g_string_append_printf(t, to_move ? "\nYou move first.\n" :
+				       "\nYou will get a mail whenever it is your move.\n");
+		append_position(a, g, i, to_move, link, t);
+		mail_token_make(a->mail_key, g->rec->id, i, g->rec->ply, token);
+		r = queue_to_seat(a, g, i, "invitation", t->str, to_move ? token : NULL, 1, err);
+		free(link);
+		g_string_free(t, TRUE);
+		g_string_free(opp, TRUE);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/* The game is over: tell everyone with an address the result, the final position and the seed. */
+static int notify_over(app *a, const game_loaded *g, db_error *err)
+{
+	char seed[DB_SEED_BYTES * 2 + 1];
+
+	sodium_bin2hex(seed, sizeof seed, g->rec->seed, DB_SEED_BYTES);
+	for (int i = 0; i < g->rec->nseats; i++) {
+		const db_seat *s = &g->rec->seats[i];
+		GString *t;
+		int r;
+
+		if (!s->email)
+			continue;
+		t = g_string_new(NULL);
+		g_string_append_printf(t, "Hello %s,\n\nthe %s game %s is over: %s.\n\nFinal position:\n",
+				       s->name, g->rules->title, g->rec->id, g->rec->result ? g->rec->result : "");
+		append_position(a, g, i, 0, NULL, t);
+		g_string_append_printf(t, "Dice seed (revealed now): %s\nCheck every roll: %s/api/games/%s/dice\n",
+				       seed, a->base_url, g->rec->id);
+		g_string_append(t, "\nThank you for playing.\n");
+		r = queue_to_seat(a, g, i, "game_over", t->str, NULL, 0, err);
+		g_string_free(t, TRUE);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int notify_turns(app *a, const game_loaded *g, int mover, const char *what, db_error *err)
+{
+	unsigned turn = game_turn_mask(g);
+
+	for (int i = 0; i < g->rec->nseats; i++) {
+		const db_seat *s = &g->rec->seats[i];
+		char token[MAIL_TOKEN_TEXT], *link;
+		GString *t;
+		int r;
+
+		if (!((turn >> i) & 1) || !s->email)
+			continue;
+		if (!(link = mint_seat_link(a, g->rec->id, i, err)))
+			return err->code;
+		t = g_string_new(NULL);
+		g_string_append_printf(t, "Hello %s,\n\n%s (%s) %s. It is your move in %s game %s (you play %s).\n",
+				       s->name, g->rec->seats[mover].name, g->rules->seat_names[mover], what,
+				       g->rules->title, g->rec->id, g->rules->seat_names[i]);
+		append_position(a, g, i, 1, link, t);
+		mail_token_make(a->mail_key, g->rec->id, i, g->rec->ply, token);
+		r = queue_to_seat(a, g, i, "your_turn", t->str, token, 0, err);
+		g_string_free(t, TRUE);
+		free(link);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int notify_moved(app *a, const game_loaded *g, int mover, const char *channel, db_error *err)
+{
+	db_move last;
+	char *what;
+	int r;
+
+	if (!a->mail)
+		return 0;
+	if (g->rec->over)
+		return notify_over(a, g, err);
+	if ((r = db_move_get(a->db, g->rec->id, g->rec->ply - 1, &last, err)))
+		return r;
+	what = *last.note ? xasprintf("played %s (%s)", last.move, last.note) : xasprintf("played %s", last.move);
+	r = notify_turns(a, g, mover, what, err);
+	if (!r && !strcmp(channel, "mail") && g->rec->seats[mover].email) {
+		GString *t = g_string_new(NULL);
+		g_string_append_printf(t, "Hello %s,\n\nyour move %s%s%s%s in %s game %s is accepted.\n",
+				       g->rec->seats[mover].name, last.move, *last.note ? " (" : "", last.note,
+				       *last.note ? ")" : "", g->rules->title, g->rec->id);
+		append_position(a, g, mover, 0, NULL, t);
+		r = queue_to_seat(a, g, mover, "accepted", t->str, NULL, 0, err);
+		g_string_free(t, TRUE);
+	}
+	free(what);
+	db_move_clear(&last);
+	return r;
+}
+
+int notify_action(app *a, const game_loaded *g, int seat, const char *action, db_error *err)
+{
+	const char *who = g->rec->seats[seat].name, *side = g->rules->seat_names[seat];
+
+	if (!a->mail)
+		return 0;
+	if (g->rec->over)
+		return notify_over(a, g, err);
+	for (int i = 0; i < g->rec->nseats; i++) {
+		const db_seat *s = &g->rec->seats[i];
+		char token[MAIL_TOKEN_TEXT];
+		GString *t;
+		int r;
+
+		if (i == seat || !s->email)
+			continue;
+		t = g_string_new(NULL);
+		g_string_append_printf(t, "Hello %s,\n\n", s->name);
+		if (!strcmp(action, "offer"))
+			g_string_append_printf(t, "%s (%s) offers a draw in %s game %s. Reply \"accept draw\" "
+					       "or \"decline draw\" on the first line; a move also declines it.\n",
+					       who, side, g->rules->title, g->rec->id);
+		else if (!strcmp(action, "decline"))
+			g_string_append_printf(t, "%s (%s) declined the draw in %s game %s; the game goes on.\n",
+					       who, side, g->rules->title, g->rec->id);
+		else
+			g_string_append_printf(t, "%s (%s) withdrew the draw offer in %s game %s.\n",
+					       who, side, g->rules->title, g->rec->id);
+		append_position(a, g, i, (game_turn_mask(g) >> i) & 1, NULL, t);
+		mail_token_make(a->mail_key, g->rec->id, i, g->rec->ply, token);
+		r = queue_to_seat(a, g, i, !strcmp(action, "offer") ? "draw_offer" : "draw_answer", t->str,
+				  token, 0, err);
+		g_string_free(t, TRUE);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int notify_refused(app *a, const notify_refusal *rf, db_error *err)
+{
+	GString *t = g_string_new(NULL), *refs = g_string_new(NULL);
+	char *id = new_message_id(a, rf->game_id, "refused");
+	char *subject = rf->subject && *rf->subject ? (strncasecmp(rf->subject, "Re:", 3) ?
+		xasprintf("Re: %s", rf->subject) : xstrdup(rf->subject)) : xstrdup("Re: your mail to Rookery");
+	int r;
+
+	g_string_append_printf(t, "Hello%s%s,\n\nyour mail could not be acted on: %s\n\nNothing was changed.\n",
+			       rf->to_name ? " " : "", rf->to_name ? rf->to_name : "", rf->why);
+	if (rf->original && *rf->original) {
+		g_string_append(t, "\nYou wrote:\n\n");
+		gchar **lines = g_strsplit(rf->original, "\n", 60);
+		for (int i = 0; lines[i] && i < 40; i++)
+			g_string_append_printf(t, "> %s\n", lines[i]);
+		g_strfreev(lines);
+	}
+	if (rf->message_id)
+		g_string_append(refs, rf->message_id);
+	mail_out m = {
+		.to_name = rf->to_name, .to_addr = rf->to_addr, .subject = subject, .message_id = id,
+		.in_reply_to = rf->message_id, .references = refs->len ? refs->str : NULL, .text = t->str,
+	};
+	r = queue(a, rf->game_id, "refused", &m, err);
+	g_string_free(t, TRUE);
+	g_string_free(refs, TRUE);
+	free(id);
+	free(subject);
+	return r;
+}

@@ -1,0 +1,160 @@
+/* outbox.c - claim due mails under the lock, send them without it, record the outcome. */
+#include "outbox.h"
+#include "log.h"
+#include "mail.h"
+#include "maildir.h"
+#include "smtp.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define BATCH 16
+#define POLL_S 2           /* look for due retries this often even when not woken */
+#define MAX_DELAY_S 21600  /* retries are at most six hours apart */
+
+struct outbox {
+	app *app;
+	int retry_base_s;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int woken, stopping;
+};
+
+static long long retry_delay(int attempts, int base_s)
+{
+	long long d = base_s;
+
+	for (int i = 1; i < attempts && d < MAX_DELAY_S; i++)
+		d *= 2;
+	return d < MAX_DELAY_S ? d : MAX_DELAY_S;
+}
+
+static void record(app *a, const db_outbox_row *row, int result, const char *why, int retry_base_s)
+{
+	db_error de;
+	char now[32];
+	int r;
+
+	app_now(now);
+	pthread_mutex_lock(&a->lock);
+	if (result == SMTP_SENT)
+		r = db_outbox_sent(a->db, row->id, now, &de);
+	else if (result == SMTP_TEMPORARY && row->attempts < OUTBOX_MAX_ATTEMPTS)
+		r = db_outbox_retry(a->db, row->id, (long long)time(NULL) + retry_delay(row->attempts, retry_base_s),
+				    why, &de);
+	else
+		r = db_outbox_failed(a->db, row->id, why, &de);
+	pthread_mutex_unlock(&a->lock);
+	if (r)
+		log_event("mail %lld: cannot record its delivery: %s", row->id, de.message);
+	if (result == SMTP_SENT)
+		log_event("mail %lld (%s) delivered", row->id, row->kind);
+	else
+		log_event("mail %lld (%s) attempt %d failed%s: %s", row->id, row->kind, row->attempts,
+			  result == SMTP_PERMANENT || row->attempts >= OUTBOX_MAX_ATTEMPTS ? " for good" : "",
+			  why);
+}
+
+int outbox_run_once(app *a, int retry_base_s)
+{
+	db_outbox_row *rows;
+	size_t n;
+	db_error de;
+	int r;
+
+	pthread_mutex_lock(&a->lock);
+	r = db_outbox_claim(a->db, (long long)time(NULL), BATCH, &rows, &n, &de);
+	pthread_mutex_unlock(&a->lock);
+	if (r) {
+		log_event("mail: cannot read the outbox: %s", de.message);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char why[256] = "";
+		int result;
+		if (a->mail->smtp_url)
+			result = smtp_send(a->mail, rows[i].recipient, rows[i].message, why, sizeof why);
+		else
+			result = maildir_deliver(a->mail->maildir, rows[i].id, rows[i].message, why, sizeof why)
+				 ? SMTP_TEMPORARY : SMTP_SENT;
+		record(a, &rows[i], result, why, retry_base_s);
+	}
+	db_outbox_rows_free(rows, n);
+	return (int)n;
+}
+
+static void *worker(void *arg)
+{
+	outbox *o = arg;
+
+	for (;;) {
+		pthread_mutex_lock(&o->mu);
+		if (!o->woken && !o->stopping) {
+			struct timespec until;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_sec += POLL_S;
+			pthread_cond_timedwait(&o->cv, &o->mu, &until);
+		}
+		int stop = o->stopping;
+		o->woken = 0;
+		pthread_mutex_unlock(&o->mu);
+		if (stop)
+			break;
+		/* Keep going while whole batches come back: a backlog drains quickly. */
+		while (outbox_run_once(o->app, o->retry_base_s) == BATCH)
+			;
+	}
+	return NULL;
+}
+
+outbox *outbox_start(app *a, int retry_base_s)
+{
+	outbox *o = calloc(1, sizeof *o);
+	db_error de;
+	int lost = 0;
+
+	if (!o)
+		abort();
+	o->app = a;
+	o->retry_base_s = retry_base_s;
+	pthread_mutex_init(&o->mu, NULL);
+	pthread_cond_init(&o->cv, NULL);
+	pthread_mutex_lock(&a->lock);
+	if (db_outbox_abandon_interrupted(a->db, &lost, &de))
+		log_event("mail: %s", de.message);
+	pthread_mutex_unlock(&a->lock);
+	if (lost)
+		log_event("mail: %d mail(s) were being sent when the server stopped; marked failed, not resent", lost);
+	if (pthread_create(&o->thread, NULL, worker, o)) {
+		free(o);
+		return NULL;
+	}
+	return o;
+}
+
+void outbox_wake(outbox *o)
+{
+	if (!o)
+		return;
+	pthread_mutex_lock(&o->mu);
+	o->woken = 1;
+	pthread_cond_signal(&o->cv);
+	pthread_mutex_unlock(&o->mu);
+}
+
+void outbox_stop(outbox *o)
+{
+	if (!o)
+		return;
+	pthread_mutex_lock(&o->mu);
+	o->stopping = 1;
+	pthread_cond_signal(&o->cv);
+	pthread_mutex_unlock(&o->mu);
+	pthread_join(o->thread, NULL);
+	pthread_cond_destroy(&o->cv);
+	pthread_mutex_destroy(&o->mu);
+	free(o);
+}
