@@ -24,8 +24,8 @@ static GMimeObject *text_part(const char *subtype, const char *content)
 {
 	GMimeTextPart *part = g_mime_text_part_new_with_subtype(subtype);
 
+	/* GMime picks the smallest charset that holds the text (US-ASCII, ISO-8859-1 or UTF-8). */
 	g_mime_text_part_set_text(part, content);
-	g_mime_text_part_set_charset(part, "utf-8");
 	g_mime_part_set_content_encoding(GMIME_PART(part), GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE);
 	return GMIME_OBJECT(part);
 }

@@ -3,6 +3,7 @@
 #include "log.h"
 #include "mail_in.h"
 #include "mail_parse.h"
+#include "outbox.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -118,6 +119,7 @@ static void serve_one(mail_socket *s, int fd)
 		code = mail_in_handle(s->app, data, len, strcmp(recipient, "-") ? recipient : NULL, msg, sizeof msg);
 		msg[strcspn(msg, "\r\n")] = 0;
 		dprintf(fd, "%d %s\n", code, msg);
+		outbox_wake(s->app->outbox);
 	}
 	free(data);
 }

@@ -47,7 +47,7 @@ char *view_board_text(const game_loaded *g, int seat)
 	view_oriented(g, seat, v);
 	PUT("    ");
 	for (int c = 0; c < v->cols; c++)
-		PUT("%-2s", v->col_label[c]);
+		PUT(c + 1 < v->cols ? "%-2s" : "%s", v->col_label[c]);
 	PUT("\n");
 	for (int r = 0; r < v->rows; r++) {
 		PUT("%3s ", v->row_label[r]);
@@ -62,7 +62,7 @@ char *view_board_text(const game_loaded *g, int seat)
 	}
 	PUT("    ");
 	for (int c = 0; c < v->cols; c++)
-		PUT("%-2s", v->col_label[c]);
+		PUT(c + 1 < v->cols ? "%-2s" : "%s", v->col_label[c]);
 	PUT("\n");
 	for (int h = 0; h < v->nholdings; h++) {
 		const rules_holding *hd = &v->holding[h];
