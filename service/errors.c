@@ -29,6 +29,7 @@ static const struct {
 	[-E_INTERNAL] = {"internal", 500},
 	[-E_UNAVAILABLE] = {"unavailable", 503},
 	[-E_URI_TOO_LONG] = {"uri_too_long", 414},
+	[-E_RATE_LIMITED] = {"rate_limited", 429},
 };
 
 int app_fail(app_error *err, int code, const char *fmt, ...)

@@ -24,7 +24,8 @@ enum app_code {
 	E_INTERNAL = -18,
 	E_UNAVAILABLE = -19,    /* storage busy or shutting down */
 	E_URI_TOO_LONG = -20,
-	E_CODE_COUNT_ = 21
+	E_RATE_LIMITED = -21,   /* too many requests of this kind lately */
+	E_CODE_COUNT_ = 22
 };
 
 typedef struct app_error {

@@ -74,6 +74,9 @@ void http_stop(http_server *s, int grace_s);
 /* Look up a query-string argument; NULL when absent. */
 const char *http_query(http_request *req, const char *name);
 
+/* The client's IP address as text (IPv4 or IPv6), for rate limits. */
+void http_client_address(http_request *req, char *out, size_t size);
+
 /* Look up a request header; NULL when absent. */
 const char *http_header(http_request *req, const char *name);
 

@@ -293,17 +293,18 @@ static const char *const attrib_openers[] = {
 	"On ", "Le ", "Am ", "El ", "Il ", "Op ", "Em ", "Den ", "Dne ", "W dniu ",
 };
 
-static int ends_attribution(const char *s)
+/* Length of the attribution ending s ends with ("wrote:"), 0 if none. */
+static size_t ends_attribution(const char *s)
 {
 	size_t n = strlen(s);
 
 	for (size_t i = 0; i < sizeof attrib_endings / sizeof *attrib_endings; i++)
 		if (suffix_ci(s, attrib_endings[i]))
-			return 1;
+			return strlen(attrib_endings[i]);
 	/* "Am ... schrieb Rookery <play@example.org>:", Japanese Gmail's
 	 * "2026年11月22日(日) 10:01 Rookery <play@example.org>:" */
 	if (n >= 2 && strcmp(s + n - 2, ">:") == 0 && strchr(s, '@'))
-		return 1;
+		return 2;
 	return 0;
 }
 
@@ -317,15 +318,17 @@ static int opens_attribution(const char *s)
 
 /* If an attribution starts at line i, the index just past it, else 0. A
  * wrapped one needs the first half to look like an opener ("On ...") or the
- * second half to be little more than "wrote:", so that a reply line right
- * above a complete "On ... wrote:" is not swallowed. */
+ * second half to be no more than the ending ("wrote:", "a écrit :"), so that
+ * a reply line right above a complete "Rookery wrote:" is not swallowed. */
 static size_t attribution_end(char **l, size_t i, size_t n)
 {
 	if (ends_attribution(l[i]))
 		return i + 1;
-	if (i + 1 < n && *l[i + 1] && ends_attribution(l[i + 1]) && !opens_attribution(l[i + 1]) &&
-	    (opens_attribution(l[i]) || strlen(l[i + 1]) <= 16))
-		return i + 2;
+	if (i + 1 < n && *l[i + 1] && !opens_attribution(l[i + 1])) {
+		size_t end = ends_attribution(l[i + 1]);
+		if (end && (opens_attribution(l[i]) || strlen(l[i + 1]) <= end + 2))
+			return i + 2;
+	}
 	return 0;
 }
 
@@ -398,6 +401,10 @@ static void html_byte(struct html *h, int c)
 	if (h->in_head)
 		return;
 	if (h->pre && c == '\n') {
+		/* keep empty lines of quoted preformatted text quoted */
+		if (h->line_start)
+			for (int i = 0; i < h->quote + h->rest_quoted; i++)
+				sb_putc(&h->out, '>');
 		sb_putc(&h->out, '\n');
 		h->line_start = 1;
 		return;
@@ -1109,7 +1116,7 @@ static void find_text_parts(GMimeObject *root, GMimeTextPart **plain, GMimeTextP
 	stack = xmalloc(16 * sizeof *stack);
 	cap = 16;
 	stack[n++] = root;
-	while (n && !*plain) {
+	while (n && !(*plain && *html)) {
 		GMimeObject *o = stack[--n];
 		if (GMIME_IS_MULTIPART(o)) {
 			GMimeMultipart *mp = GMIME_MULTIPART(o);
@@ -1129,7 +1136,7 @@ static void find_text_parts(GMimeObject *root, GMimeTextPart **plain, GMimeTextP
 		if (disp && g_mime_content_disposition_is_attachment(disp))
 			continue;
 		GMimeContentType *ct = g_mime_object_get_content_type(o);
-		if (g_mime_content_type_is_type(ct, "text", "plain"))
+		if (!*plain && g_mime_content_type_is_type(ct, "text", "plain"))
 			*plain = GMIME_TEXT_PART(o);
 		else if (!*html && g_mime_content_type_is_type(ct, "text", "html"))
 			*html = GMIME_TEXT_PART(o);

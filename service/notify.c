@@ -358,3 +358,22 @@ int notify_refused(app *a, const notify_refusal *rf, db_error *err)
 	free(subject);
 	return r;
 }
+
+int notify_signin(app *a, const char *address, const char *link, db_error *err)
+{
+	char *id = new_message_id(a, NULL, "signin"), *text;
+	int r;
+
+	if (!a->mail)
+		return 0;
+	text = xasprintf("Hello,\n\nsomeone (we hope you) asked for a list of your games at Rookery.\n"
+			 "Open this link within an hour to see them:\n\n%s\n\n"
+			 "If it was not you, ignore this mail: nothing happens without the link.\n", link);
+	mail_out m = {
+		.to_addr = address, .subject = "[Rookery] Your games", .message_id = id, .text = text,
+	};
+	r = queue(a, NULL, "signin", &m, err);
+	free(id);
+	free(text);
+	return r;
+}

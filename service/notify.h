@@ -17,6 +17,9 @@ int notify_moved(app *a, const game_loaded *g, int mover, const char *channel, d
 /* After a side action ("resign", "offer", "accept", "decline", "withdraw") by seat. */
 int notify_action(app *a, const game_loaded *g, int seat, const char *action, db_error *err);
 
+/* A sign-in link for "my games", to address. */
+int notify_signin(app *a, const char *address, const char *link, db_error *err);
+
 /* What an incoming mail is answered with when it cannot be acted on. */
 typedef struct notify_refusal {
 	const char *to_addr, *to_name;  /* the sender of the mail refused */

@@ -13,8 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-/* Render template name with model (stolen) as a complete page. */
-static void render(http_request *req, http_response *res, int status, const char *name, json_t *model)
+void page_render(http_request *req, http_response *res, int status, const char *name, json_t *model)
 {
 	tmpl_error te;
 	char *html;
@@ -35,7 +34,7 @@ static void render(http_request *req, http_response *res, int status, const char
 
 void page_error(http_request *req, http_response *res, int code, const char *message)
 {
-	render(req, res, app_code_status(code), "error.html", json_pack("{s:s, s:s, s:i}",
+	page_render(req, res, app_code_status(code), "error.html", json_pack("{s:s, s:s, s:i}",
 		"title", "Error", "message", message, "status", app_code_status(code)));
 	res->code = code;
 }
@@ -59,7 +58,7 @@ static json_t *variants_model(void)
 
 void page_home(http_request *req, http_response *res)
 {
-	render(req, res, 200, "home.html", json_pack("{s:s, s:o}", "title", "Rookery",
+	page_render(req, res, 200, "home.html", json_pack("{s:s, s:o}", "title", "Rookery",
 		"variants", variants_model()));
 }
 
@@ -72,7 +71,7 @@ void page_home(http_request *req, http_response *res)
  * Otherwise the Origin must be the scheme://host[:port] of the base URL, or
  * match the Host the request came to.
  */
-static int same_origin(http_request *req)
+int page_same_origin(http_request *req)
 {
 	const char *origin = http_header(req, "Origin"), *host = http_header(req, "Host");
 	const char *site = http_header(req, "Sec-Fetch-Site");
@@ -106,7 +105,7 @@ void page_create(http_request *req, http_response *res)
 	game_created c;
 	app_error err = {0};
 
-	if (!same_origin(req)) {
+	if (!page_same_origin(req)) {
 		app_fail(&err, E_FORBIDDEN, "this form was sent from another site");
 		goto out;
 	}
@@ -132,13 +131,13 @@ void page_create(http_request *req, http_response *res)
 			"name", seats[i].name, "url", url));
 		free(url);
 	}
-	render(req, res, 201, "created.html", json_pack("{s:s, s:s, s:s, s:o}", "title",
+	page_render(req, res, 201, "created.html", json_pack("{s:s, s:s, s:s, s:o}", "title",
 		"Game created", "id", c.id, "variant", rg->title, "links", links));
 out:
 	if (err.code) {
 		json_t *m = json_pack("{s:s, s:o, s:s}", "title", "Rookery", "variants",
 				      variants_model(), "error", err.message);
-		render(req, res, app_code_status(err.code), "home.html", m);
+		page_render(req, res, app_code_status(err.code), "home.html", m);
 		res->code = err.code;
 	}
 	free(variant);
@@ -248,7 +247,7 @@ static void render_game(http_request *req, http_response *res, int status, const
 			"typed", typed ? typed : ""));
 		json_object_set_new(m, "self_url", json_sprintf("/games/%s?seat=%s", g->rec->id, token));
 	}
-	render(req, res, status, "game.html", m);
+	page_render(req, res, status, "game.html", m);
 }
 
 /* The seat a page request speaks for, from ?seat= or the form; -1 for a spectator. */
@@ -289,7 +288,7 @@ static int form_seat(http_request *req, char **token, app_error *err)
 	int seat;
 
 	*token = http_form_field(req, "seat");
-	if (!same_origin(req)) {
+	if (!page_same_origin(req)) {
 		app_fail(err, E_FORBIDDEN, "this form was sent from another site");
 		seat = -2;
 	} else if ((seat = page_seat(req, *token, err)) == -1) {
@@ -390,7 +389,7 @@ void page_rules(http_request *req, http_response *res)
 	if (!g)
 		return http_reply_error(req, res, E_NOT_FOUND, "there is no game by that name");
 	snprintf(name, sizeof name, "rules-%s.html", g->id);
-	render(req, res, 200, name, json_pack("{s:s, s:s, s:i, s:s}", "title", g->title,
+	page_render(req, res, 200, name, json_pack("{s:s, s:s, s:i, s:s}", "title", g->title,
 		"id", g->id, "rules_version", g->version, "choice_help", g->choice_help));
 }
 

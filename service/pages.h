@@ -13,6 +13,17 @@ void page_draw(http_request *req, http_response *res);
 void page_rules(http_request *req, http_response *res);
 void page_style(http_request *req, http_response *res);
 
+void page_me(http_request *req, http_response *res);
+void page_me_request(http_request *req, http_response *res);
+void page_me_open(http_request *req, http_response *res);
+void page_me_games(http_request *req, http_response *res);
+
+/* Render template name with model (stolen) as a complete page with status. */
+void page_render(http_request *req, http_response *res, int status, const char *name, json_t *model);
+
+/* False when a form post comes from another site (Sec-Fetch-Site, Origin). */
+int page_same_origin(http_request *req);
+
 /* The error page for code with message, with the code's HTTP status. */
 void page_error(http_request *req, http_response *res, int code, const char *message);
 

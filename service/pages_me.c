@@ -1,0 +1,200 @@
+/* pages_me.c - "my games": a sign-in link by mail, then every game of that address with fresh seat links. */
+#include "api.h"
+#include "errors.h"
+#include "game.h"
+#include "limits.h"
+#include "log.h"
+#include "notify.h"
+#include "pages.h"
+#include "text.h"
+#include "token.h"
+#include "xalloc.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define SIGNIN_TTL_S 3600            /* a sign-in link works for an hour */
+#define MY_LINK_TTL_S (30 * 86400)   /* seat links minted for the list work for a month */
+#define PER_ADDRESS_PER_HOUR 3
+#define PER_CLIENT_PER_HOUR 10
+
+void page_me(http_request *req, http_response *res)
+{
+	page_render(req, res, 200, "me.html", json_pack("{s:s}", "title", "My games"));
+}
+
+/* Queue the sign-in mail when the address has games; the answer never tells whether it has. */
+static int request_link(app *a, const char *email, const char *client, app_error *err)
+{
+	db_player_seat *seats;
+	size_t n;
+	db_error de;
+	int ok_address = 0, ok_client = 0, r;
+	long long now = (long long)time(NULL);
+	char *key_a = xasprintf("signin-address:%s", email), *key_c = xasprintf("signin-client:%s", client);
+
+	/* Addresses differ in case only in the rarest of set-ups: count them as one. */
+	for (char *p = key_a; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+
+	if ((r = db_begin(a->db, &de)))
+		goto storage;
+	r = db_rate_hit(a->db, key_c, now, 3600, PER_CLIENT_PER_HOUR, &ok_client, &de);
+	if (!r)
+		r = db_rate_hit(a->db, key_a, now, 3600, PER_ADDRESS_PER_HOUR, &ok_address, &de);
+	if (!r && ok_client && ok_address && !(r = db_seats_by_email(a->db, email, &seats, &n, &de))) {
+		if (n > 0) {
+			char token[TOKEN_TEXT];
+			unsigned char hash[TOKEN_HASH_BYTES];
+			token_new(token);
+			token_hash(token, hash);
+			char *link = xasprintf("%s/me/%s", a->base_url, token);
+			r = db_signin_add(a->db, hash, email, now + SIGNIN_TTL_S, &de);
+			if (!r)
+				r = notify_signin(a, email, link, &de);
+			free(link);
+		}
+		db_player_seats_free(seats, n);
+	}
+	/* The counters are kept even when the limit is hit, so hammering does not reset them. */
+	if (!r)
+		r = db_commit(a->db, &de);
+	if (r)
+		goto storage;
+	free(key_a);
+	free(key_c);
+	if (!ok_client || !ok_address)
+		return app_fail(err, E_RATE_LIMITED, "too many sign-in requests; try again in an hour");
+	return 0;
+storage:
+	db_rollback(a->db);
+	free(key_a);
+	free(key_c);
+	log_event("sign-in request failed: %s", de.message);
+	return app_fail(err, E_INTERNAL, "the server could not do this; try again later");
+}
+
+void page_me_request(http_request *req, http_response *res)
+{
+	char *email = http_form_field(req, "email"), client[64];
+	app_error err = {0};
+
+	http_client_address(req, client, sizeof client);
+	if (!page_same_origin(req))
+		app_fail(&err, E_FORBIDDEN, "this form was sent from another site");
+	else if (!email || strlen(email) > LIMIT_EMAIL || !text_email_plausible(email))
+		app_fail(&err, E_BAD_REQUEST, "that is not an email address");
+	else
+		request_link(req->app, email, client, &err);
+	if (err.code) {
+		page_render(req, res, app_code_status(err.code), "me.html", json_pack("{s:s, s:s}",
+			"title", "My games", "error", err.message));
+		res->code = err.code;
+	} else {
+		page_render(req, res, 200, "me.html", json_pack("{s:s, s:b}", "title", "My games", "sent", 1));
+	}
+	free(email);
+}
+
+/* The address a sign-in token stands for, or an error. */
+static char *signin_email(http_request *req, app_error *err)
+{
+	unsigned char hash[TOKEN_HASH_BYTES];
+	char *email = NULL;
+	db_error de;
+	int r;
+
+	if (!token_well_formed(req->params[0])) {
+		app_fail(err, E_NOT_FOUND, "this sign-in link is not valid");
+		return NULL;
+	}
+	token_hash(req->params[0], hash);
+	r = db_signin_email(req->app->db, hash, (long long)time(NULL), &email, &de);
+	if (r == DB_E_NOTFOUND)
+		app_fail(err, E_NOT_FOUND, "this sign-in link has expired or is not valid; ask for a new one");
+	else if (r)
+		app_fail(err, E_INTERNAL, "the server could not do this; try again later");
+	return email;
+}
+
+/* GET: a confirm button only, so that a mail scanner following the link changes nothing. */
+void page_me_open(http_request *req, http_response *res)
+{
+	app_error err = {0};
+	char *email = signin_email(req, &err);
+
+	if (!email)
+		return http_reply_error(req, res, err.code, err.message);
+	page_render(req, res, 200, "me-open.html", json_pack("{s:s, s:s, s:s}", "title", "My games",
+		"email", email, "token", req->params[0]));
+	free(email);
+}
+
+/* POST: mint a seat link for each game of the address and list them, games to move in first. */
+void page_me_games(http_request *req, http_response *res)
+{
+	app_error err = {0};
+	char *email = NULL;
+	db_player_seat *seats = NULL;
+	size_t n = 0;
+	db_error de;
+	json_t *to_move = json_array(), *waiting = json_array(), *over = json_array();
+
+	if (!page_same_origin(req)) {
+		app_fail(&err, E_FORBIDDEN, "this form was sent from another site");
+		goto out;
+	}
+	if (!(email = signin_email(req, &err)))
+		goto out;
+	if (db_begin(req->app->db, &de) || db_seats_by_email(req->app->db, email, &seats, &n, &de)) {
+		app_fail(&err, E_INTERNAL, "the server could not do this; try again later");
+		goto out;
+	}
+	for (size_t i = 0; i < n && !err.code; i++) {
+		game_loaded g;
+		char token[TOKEN_TEXT];
+		unsigned char hash[TOKEN_HASH_BYTES];
+		if (game_load(req->app, seats[i].game_id, &g, &err))
+			break;
+		token_new(token);
+		token_hash(token, hash);
+		if (db_seat_link_add(req->app->db, hash, g.rec->id, seats[i].seat,
+				     (long long)time(NULL) + MY_LINK_TTL_S, &de)) {
+			app_fail(&err, E_INTERNAL, "the server could not do this; try again later");
+			game_loaded_free(&g);
+			break;
+		}
+		char *url = xasprintf("/games/%s?seat=%s", g.rec->id, token);
+		json_t *item = json_pack("{s:s, s:s, s:s, s:s, s:i, s:s}", "id", g.rec->id, "title", g.rules->title,
+			"seat", g.rules->seat_names[seats[i].seat], "url", url, "ply", g.rec->ply,
+			"result", g.rec->result ? g.rec->result : "");
+		free(url);
+		json_t *opp = json_array();
+		for (int k = 0; k < g.rec->nseats; k++)
+			if (k != seats[i].seat)
+				json_array_append_new(opp, json_string(g.rec->seats[k].name));
+		json_object_set_new(item, "opponents", opp);
+		json_array_append_new(g.rec->over ? over : (game_turn_mask(&g) >> seats[i].seat) & 1 ? to_move : waiting,
+				      item);
+		game_loaded_free(&g);
+	}
+	if (err.code || db_commit(req->app->db, &de)) {
+		db_rollback(req->app->db);
+		if (!err.code)
+			app_fail(&err, E_INTERNAL, "the server could not do this; try again later");
+		goto out;
+	}
+	page_render(req, res, 200, "me-games.html", json_pack("{s:s, s:s, s:O, s:O, s:O, s:b}", "title", "My games",
+		"email", email, "to_move", to_move, "waiting", waiting, "over", over, "none", n == 0));
+out:
+	if (err.code)
+		http_reply_error(req, res, err.code, err.message);
+	json_decref(to_move);
+	json_decref(waiting);
+	json_decref(over);
+	db_player_seats_free(seats, n);
+	free(email);
+}
