@@ -11,6 +11,8 @@
 
 #include "xalloc.h"
 
+#define NELEM(a) (sizeof (a) / sizeof *(a))
+
 /* Parser options of our own, so the fallback charsets for undeclared 8-bit
  * text are known: windows-1252 covers what old Western clients send. */
 static GMimeParserOptions *parse_opts;
@@ -55,9 +57,9 @@ static char *sb_take(struct sbuf *b)
 	return p;
 }
 
-static void sb_put_utf8(struct sbuf *b, uint32_t c)
+/* c as UTF-8 into u; returns the length. */
+static size_t utf8_encode(uint32_t c, char u[4])
 {
-	char u[4];
 	size_t n;
 
 	if (c < 0x80) {
@@ -79,7 +81,7 @@ static void sb_put_utf8(struct sbuf *b, uint32_t c)
 		u[3] = (char)(0x80 | (c & 0x3f));
 		n = 4;
 	}
-	sb_put(b, u, n);
+	return n;
 }
 
 /* ---- white space as mail clients produce it ---- */
@@ -234,7 +236,7 @@ static int is_stop_line(const char *s)
 {
 	if (is_separator(s))
 		return 1;
-	for (size_t i = 0; i < sizeof stop_prefixes / sizeof *stop_prefixes; i++)
+	for (size_t i = 0; i < NELEM(stop_prefixes); i++)
 		if (prefix_ci(s, stop_prefixes[i]))
 			return 1;
 	return 0;
@@ -274,12 +276,12 @@ static const char *const next_labels[] = {
 /* Line i opens a quoted header block: "From: ..." and then "Sent: ..." etc. */
 static int is_header_block(char **l, size_t i, size_t n)
 {
-	if (!header_label(l[i], from_labels, sizeof from_labels / sizeof *from_labels))
+	if (!header_label(l[i], from_labels, NELEM(from_labels)))
 		return 0;
 	size_t j = i + 1;
 	while (j < n && !*l[j])
 		j++;
-	return j < n && header_label(l[j], next_labels, sizeof next_labels / sizeof *next_labels);
+	return j < n && header_label(l[j], next_labels, NELEM(next_labels));
 }
 
 static const char *const attrib_endings[] = {
@@ -298,7 +300,7 @@ static size_t ends_attribution(const char *s)
 {
 	size_t n = strlen(s);
 
-	for (size_t i = 0; i < sizeof attrib_endings / sizeof *attrib_endings; i++)
+	for (size_t i = 0; i < NELEM(attrib_endings); i++)
 		if (suffix_ci(s, attrib_endings[i]))
 			return strlen(attrib_endings[i]);
 	/* "Am ... schrieb Rookery <play@example.org>:", Japanese Gmail's
@@ -310,7 +312,7 @@ static size_t ends_attribution(const char *s)
 
 static int opens_attribution(const char *s)
 {
-	for (size_t i = 0; i < sizeof attrib_openers / sizeof *attrib_openers; i++)
+	for (size_t i = 0; i < NELEM(attrib_openers); i++)
 		if (strncmp(s, attrib_openers[i], strlen(attrib_openers[i])) == 0)
 			return 1;
 	return 0;
@@ -396,6 +398,14 @@ static void html_break(struct html *h)
 	h->space = 0;
 }
 
+/* <br>: a line break even on an empty line, as the reader sees one. */
+static void html_newline(struct html *h)
+{
+	sb_putc(&h->out, '\n');
+	h->line_start = 1;
+	h->space = 0;
+}
+
 static void html_byte(struct html *h, int c)
 {
 	if (h->in_head)
@@ -429,12 +439,11 @@ static void html_byte(struct html *h, int c)
 
 static void html_codepoint(struct html *h, uint32_t c)
 {
-	struct sbuf u = {0};
+	char u[4];
+	size_t n = utf8_encode(c, u);
 
-	sb_put_utf8(&u, c);
-	for (size_t i = 0; i < u.n; i++)
-		html_byte(h, (unsigned char)u.p[i]);
-	free(u.p);
+	for (size_t i = 0; i < n; i++)
+		html_byte(h, (unsigned char)u[i]);
 }
 
 static const struct {
@@ -495,7 +504,7 @@ static size_t html_entity(const char *s, uint32_t *out)
 	while (i < 10 && ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
 	                  (s[i] >= '0' && s[i] <= '9')))
 		i++;
-	for (size_t k = 0; k < sizeof entities / sizeof *entities; k++) {
+	for (size_t k = 0; k < NELEM(entities); k++) {
 		if (strlen(entities[k].name) != i || strncmp(s, entities[k].name, i) != 0)
 			continue;
 		if (s[i] == ';') {
@@ -541,8 +550,6 @@ static const char *const raw_elems[] = {
 static const char *const quote_classes[] = {
 	"gmail_quote", "moz-cite-prefix", "yahoo_quoted", "protonmail_quote",
 };
-
-#define NELEM(a) (sizeof (a) / sizeof *(a))
 
 /* The class attribute holds one of quote_classes (Outlook prefixes "x_"
  * to the classes of mail it quotes). */
@@ -715,9 +722,7 @@ static const char *html_tag(struct html *h, const char *p)
 		if (h->in_head)
 			return next;
 		if (strcmp(name, "br") == 0) {
-			sb_putc(&h->out, '\n');
-			h->line_start = 1;
-			h->space = 0;
+			html_newline(h);
 			return next;
 		}
 		int block = name_is(name, block_elems, NELEM(block_elems));
@@ -744,9 +749,7 @@ static const char *html_tag(struct html *h, const char *p)
 		return next;
 
 	if (strcmp(name, "br") == 0) {
-		sb_putc(&h->out, '\n');
-		h->line_start = 1;
-		h->space = 0;
+		html_newline(h);
 		return next;
 	}
 	if (outlook_marker(name, &a)) {
@@ -909,12 +912,15 @@ static char *clean_header(const char *s)
 
 /* ---- GMime glue ---- */
 
+/* Counted like g_mime_init itself, so that nested users stay balanced. */
+static int init_count;
+
 int mail_parse_init(void)
 {
 	static const char *charsets[] = {"UTF-8", "windows-1252", NULL};
 
 	g_mime_init();
-	if (!parse_opts) {
+	if (init_count++ == 0) {
 		parse_opts = g_mime_parser_options_new();
 		g_mime_parser_options_set_fallback_charsets(parse_opts, charsets);
 	}
@@ -923,7 +929,9 @@ int mail_parse_init(void)
 
 void mail_parse_shutdown(void)
 {
-	if (parse_opts) {
+	if (init_count == 0)
+		return;
+	if (--init_count == 0) {
 		g_mime_parser_options_free(parse_opts);
 		parse_opts = NULL;
 	}
@@ -1219,6 +1227,19 @@ static char *html_text(GMimeTextPart *part)
 	return t;
 }
 
+/* data starts with an mbox "From " line left by a delivery agent, which is
+ * not a header (the obsolete "From : addr" form is one). */
+static int mbox_from_line(const char *d, size_t len)
+{
+	size_t i = 5;
+
+	if (len < 5 || memcmp(d, "From ", 5) != 0)
+		return 0;
+	while (i < len && (d[i] == ' ' || d[i] == '\t'))
+		i++;
+	return i < len && d[i] != ':';
+}
+
 int mail_parse(const char *data, size_t len, mail_incoming *out, char why[256])
 {
 	memset(out, 0, sizeof *out);
@@ -1232,8 +1253,7 @@ int mail_parse(const char *data, size_t len, mail_incoming *out, char why[256])
 		set_why(why, "The message is empty.");
 		return MAIL_E_MALFORMED;
 	}
-	/* an mbox "From " line left by a delivery agent is not a header */
-	if (len > 5 && strncmp(data, "From ", 5) == 0) {
+	if (mbox_from_line(data, len)) {
 		const char *nl = memchr(data, '\n', len);
 		size_t skip = nl ? (size_t)(nl - data) + 1 : len;
 		data += skip;
