@@ -17,6 +17,7 @@ outbox row marked sent reached the SMTP server exactly once (by Message-ID).
 
 Python standard library and aiosmtpd (Debian: python3-aiosmtpd) only.
 """
+import asyncio
 import datetime
 import email
 import email.policy
@@ -114,17 +115,23 @@ class Received:
 
 class SmtpServer:
     """aiosmtpd on 127.0.0.1:port, recording every DATA; answers 451 to the first
-    fail_first messages, or 550 to all when permanent."""
+    fail_first messages, or 550 to all when permanent, after delay seconds."""
 
-    def __init__(self, port=None, fail_first=0, permanent=False):
+    def __init__(self, port=None, fail_first=0, permanent=False, delay=0):
         self.port = port or free_port()
         self.fail_first = fail_first
         self.permanent = permanent
+        self.delay = delay              # seconds before answering DATA
         self.lock = threading.Lock()
         self.offered = []
+        self.arrived = 0                # DATA commands begun, answered or not
         self.controller = None
 
     async def handle_DATA(self, server, session, envelope):
+        with self.lock:
+            self.arrived += 1
+        if self.delay:
+            await asyncio.sleep(self.delay)
         with self.lock:
             n = len(self.offered)
             if self.permanent:
@@ -466,6 +473,18 @@ class GameMailTests(MailCase):
         self.assertEqual([r["kind"] for r in rows], ["invitation"] * 2 + ["your_turn"] * len(OPENING))
         self.assertEqual({r["attempts"] for r in rows}, {1})
 
+    def test_names_that_need_quoting(self):
+        smtp = self.smtp()
+        d = self.daemon(smtp=smtp)
+        south = ('Smith, "JJ" <John>', "jj@example.org")
+        north = ("=?utf-8?q?not_encoded?= \u2654\u265a", "kings@example.org")
+        gid, tokens, _ = self.new_game(d, south=south, north=north)
+        got = {m.rcpt_tos[0]: m for m in smtp.wait(2)}
+        subject = f"[Rookery] Nchess game {gid}: {south[0]} (South) vs {north[0]} (North)"
+        self.check_game_mail(got[south[1]], south, "South", gid, subject)
+        self.check_game_mail(got[north[1]], north, "North", gid, subject)
+        self.settle(d, smtp)
+
     def test_seat_without_email_gets_nothing(self):
         smtp = self.smtp()
         d = self.daemon(smtp=smtp)
@@ -527,8 +546,9 @@ class ReplyTests(MailCase):
         self.assertEqual(d.game(gid)["ply"], 1)
         self.assertEqual(len(self.outbox(d)), rows_before)
 
-        # North answers by mail too, this time without an envelope recipient: the To header speaks.
-        r = self.mail_in_ok(d, make_reply(turn.msg, "s 3 1 4 1", BEN))
+        # North answers by mail too, this time without an envelope recipient: the To header
+        # speaks, and a mail system that upper-cased the address does no harm.
+        r = self.mail_in_ok(d, make_reply(turn.msg, "s 3 1 4 1", BEN, to=north_addr.upper()))
         self.assertEqual(d.game(gid)["ply"], 2)
         new = {m.rcpt_tos[0]: m for m in self.new_mails(smtp, 4, 2)}
         self.assertIn("your move s 3 1 4 1", new[BEN[1]].text())
@@ -641,12 +661,35 @@ class ReplyTests(MailCase):
 
     def test_draw_by_reply(self):
         smtp, d, gid, tokens, inv = self.start()
+        subject = inv[ZOE[1]].msg["Subject"]
+        # Offered and declined, offered and withdrawn: each told to the other side.
+        self.mail_in_ok(d, make_reply(inv[ZOE[1]].msg, "draw", ZOE))
+        [offer] = self.new_mails(smtp, 2, 1)
+        self.mail_in_ok(d, make_reply(offer.msg, "Decline draw.", BEN))
+        self.assertIsNone(d.game(gid)["draw_offer"])
+        [m] = self.new_mails(smtp, 3, 1)
+        text, _ = self.check_game_mail(m, ZOE, "South", gid, subject)
+        self.assertIn(f"Ben (North) declined the draw in Nchess game {gid}; the game goes on.", text)
+        self.reply_address(m.msg, gid, "South", 0)
+        self.mail_in_ok(d, make_reply(m.msg, "offer draw", ZOE))
+        self.new_mails(smtp, 4, 1)
+        self.mail_in_ok(d, make_reply(m.msg, "withdraw draw", ZOE))
+        self.assertIsNone(d.game(gid)["draw_offer"])
+        [m] = self.new_mails(smtp, 5, 1)
+        self.assertIn(f"{ZOE[0]} (South) withdrew the draw offer", m.text())
+        # A withdrawal with no offer standing is refused.
+        self.mail_in_ok(d, make_reply(m.msg, "withdraw draw", ZOE))
+        [m] = self.new_mails(smtp, 6, 1)
+        self.assertIn("no draw offer to withdraw", m.text())
+        self.assertEqual(self.outbox(d)[-1]["kind"], "refused")
+        before = len(smtp.delivered())
+
         self.mail_in_ok(d, make_reply(inv[ZOE[1]].msg, "offer draw", ZOE))
         g = d.game(gid)
         self.assertEqual(g["draw_offer"], "South")
         self.assertEqual(g["status"], "running")
-        [offer] = self.new_mails(smtp, 2, 1)
-        text, _ = self.check_game_mail(offer, BEN, "North", gid, inv[ZOE[1]].msg["Subject"])
+        [offer] = self.new_mails(smtp, before, 1)
+        text, _ = self.check_game_mail(offer, BEN, "North", gid, subject)
         self.assertIn(f"{ZOE[0]} (South) offers a draw in Nchess game {gid}.", text)
         self.reply_address(offer.msg, gid, "North", 0)
         self.mail_in_ok(d, make_reply(offer.msg, "accept draw", BEN))
@@ -655,9 +698,9 @@ class ReplyTests(MailCase):
         self.assertEqual(g["result"]["summary"], "drawn by agreement")
         seed = d.get(f"/api/games/{gid}/dice").json()["seed"]
         self.assertEqual(hashlib.sha256(bytes.fromhex(seed)).hexdigest(), g["dice_commitment"])
-        new = {m.rcpt_tos[0]: m for m in self.new_mails(smtp, 3, 2)}
+        new = {m.rcpt_tos[0]: m for m in self.new_mails(smtp, before + 1, 2)}
         for seat, who in (("South", ZOE), ("North", BEN)):
-            text, _ = self.check_game_mail(new[who[1]], who, seat, gid, offer.msg["Subject"])
+            text, _ = self.check_game_mail(new[who[1]], who, seat, gid, subject)
             self.assertIn("is over: drawn by agreement.", text)
             self.assertIn(f"Dice seed (revealed now): {seed}\n", text)
         self.settle(d, smtp)
@@ -691,6 +734,15 @@ class ReplyTests(MailCase):
                 self.assertEqual(r.returncode, 65, r.err)
         self.assertEqual(len(self.outbox(d)), rows)
         self.assertEqual(d.game(gid), before)
+
+        # A message of exactly the limit is read and acted on.
+        exact = make_reply(orig, "S 7 1 6 1", ZOE)
+        pad = MAIL_MAX_BYTES - len(exact)
+        exact = exact.replace(b"\n\nS 7 1 6 1\n", b"\n\nS 7 1 6 1\n\n" + (b"y" * 70 + b"\n") * (pad // 71)
+                              + b"z" * (pad % 71 - 1) + b"\n")
+        self.assertEqual(len(exact), MAIL_MAX_BYTES)
+        r = self.mail_in_ok(d, exact)
+        self.assertEqual(d.game(gid)["ply"], 1, r.err)
         self.settle(d, smtp)
 
         # With the daemon down, the MTA is told to try again later; the message is kept by it.
@@ -809,6 +861,24 @@ class DeliveryTests(MailCase):
         self.assertEqual(len(smtp.delivered()), 3)
         self.assertEqual(sorted(m.message_id for m in got), sorted(row_message_id(r) for r in queued))
         self.assertEqual({r["state"] for r in rows}, {"sent"})
+
+    def test_mail_cut_off_by_a_crash_is_not_sent_again(self):
+        smtp = self.smtp(delay=4)
+        d = self.daemon(smtp=smtp)
+        self.new_game(d, north=("Ben", None))
+        wait_for("the SMTP transaction to begin", lambda: smtp.arrived == 1)
+        self.assertEqual(self.outbox(d)[0]["state"], "sending")
+        d.proc.kill()
+        d.proc.wait()
+        d2 = self.daemon(smtp=smtp, db=d.db)
+        d2.secrets = d.secrets
+        row = outbox_rows(d.db)[0]
+        self.assertEqual((row["state"], row["attempts"]), ("failed", 1), row)
+        self.assertTrue(row["last_error"])
+        self.assertIn("not resent", d2.stderr())
+        time.sleep(3)
+        self.assertEqual(smtp.arrived, 1, "a mail that may have gone out is never sent twice")
+        self.assertEqual(outbox_rows(d.db)[0]["state"], "failed")
 
     def test_tls_required_but_not_offered_sends_nothing(self):
         smtp = self.smtp()

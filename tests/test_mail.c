@@ -1,0 +1,186 @@
+/* test_mail.c - reply tokens, the composer (read back with the parser), and the maildir writer. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mail.h"
+#include "mail_compose.h"
+#include "mail_parse.h"
+#include "maildir.h"
+
+static const unsigned char key[32] = {1, 2, 3};
+static mail_config mc = {.from = "rookery@rook.test", .reply_domain = "rook.test"};
+
+static void token_round_trip(void **state)
+{
+	char token[MAIL_TOKEN_TEXT], game[33];
+	int seat, ply;
+	(void)state;
+
+	mail_token_make(key, "bcdfgh234567", 1, 42, token);
+	assert_int_equal(mail_token_check(key, token, game, sizeof game, &seat, &ply), 0);
+	assert_string_equal(game, "bcdfgh234567");
+	assert_int_equal(seat, 1);
+	assert_int_equal(ply, 42);
+	/* Mail systems may fold the case of the local part. */
+	for (char *p = token; *p; p++)
+		if (*p >= 'a' && *p <= 'z')
+			*p = (char)(*p - 'a' + 'A');
+	assert_int_equal(mail_token_check(key, token, game, sizeof game, &seat, &ply), 0);
+	assert_string_equal(game, "bcdfgh234567");
+}
+
+static void token_tampering(void **state)
+{
+	char token[MAIL_TOKEN_TEXT], forged[MAIL_TOKEN_TEXT], game[33];
+	unsigned char other[32] = {9};
+	int seat, ply;
+	(void)state;
+
+	mail_token_make(key, "bcdfgh234567", 0, 7, token);
+	/* Another ply or seat with the same mac. */
+	snprintf(forged, sizeof forged, "bcdfgh234567-0-8%s", strrchr(token, '-'));
+	assert_int_equal(mail_token_check(key, forged, game, sizeof game, &seat, &ply), -1);
+	snprintf(forged, sizeof forged, "bcdfgh234567-1-7%s", strrchr(token, '-'));
+	assert_int_equal(mail_token_check(key, forged, game, sizeof game, &seat, &ply), -1);
+	/* Another key. */
+	assert_int_equal(mail_token_check(other, token, game, sizeof game, &seat, &ply), -1);
+	/* One character of the mac changed. */
+	snprintf(forged, sizeof forged, "%s", token);
+	char *last = forged + strlen(forged) - 1;
+	*last = *last == 'a' ? 'b' : 'a';
+	assert_int_equal(mail_token_check(key, forged, game, sizeof game, &seat, &ply), -1);
+	/* Shapes that are not tokens at all. */
+	const char *bad[] = {"", "x", "a-b-c-d", "bcdfgh234567-0-7", "bcdfgh234567--7-aaaaaaaaaaaaaaaa",
+			     "bcdfgh234567-0-7-aaaaaaaaaaaaaaaa-x", "bcdfgh234567-+1-7-aaaaaaaaaaaaaaaa",
+			     "bcdfgh234567-0-99999999-aaaaaaaaaaaaaaaa"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		assert_int_equal(mail_token_check(key, bad[i], game, sizeof game, &seat, &ply), -1);
+}
+
+static void reply_addresses(void **state)
+{
+	char token[MAIL_TOKEN_TEXT];
+	char *addr = mail_reply_address(&mc, "g-0-1-abc");
+	(void)state;
+
+	assert_string_equal(addr, "play+g-0-1-abc@rook.test");
+	assert_int_equal(mail_token_from_address(&mc, addr, token), 0);
+	assert_string_equal(token, "g-0-1-abc");
+	assert_int_equal(mail_token_from_address(&mc, "PLAY+g-0-1-abc@ROOK.TEST", token), 0);
+	assert_int_equal(mail_token_from_address(&mc, "play+g-0-1-abc@other.test", token), -1);
+	assert_int_equal(mail_token_from_address(&mc, "ann@rook.test", token), -1);
+	assert_int_equal(mail_token_from_address(&mc, "play+@rook.test", token), -1);
+	free(addr);
+}
+
+/* What the composer writes, the parser reads back: names, subject, threading, text. */
+static void compose_then_parse(void **state)
+{
+	mail_out m = {
+		.to_name = "Zoë Ärger", .to_addr = "zoe@example.org", .reply_to = "play+t-0-1-x@rook.test",
+		.subject = "[Rookery] Nchess game g: Zoë vs Ben", .message_id = "g.0.x@rook.test",
+		.in_reply_to = "g.0.invite@rook.test", .references = "g.0.invite@rook.test",
+		.text = "Hello Zoë,\n\n.a line starting with a dot\nS 7 1 6 1\n", .with_html = 1,
+	};
+	mail_incoming in = {0};
+	char why[256];
+	(void)state;
+
+	char *msg = mail_compose(&mc, &m);
+	assert_non_null(strstr(msg, "Auto-Submitted: auto-generated"));
+	assert_non_null(strstr(msg, "Message-Id: <g.0.x@rook.test>"));
+	assert_non_null(strstr(msg, "In-Reply-To: <g.0.invite@rook.test>"));
+	assert_non_null(strstr(msg, "References: <g.0.invite@rook.test>"));
+	assert_non_null(strstr(msg, "multipart/alternative"));
+	assert_true(!strncmp(msg, "Date: ", 6) || strstr(msg, "\nDate: "));
+	/* Non-ASCII never travels raw in headers. */
+	char *body = strstr(msg, "\n\n");
+	for (const char *p = msg; p < body; p++)
+		assert_true((unsigned char)*p < 0x80);
+	assert_int_equal(mail_parse(msg, strlen(msg), &in, why), 0);
+	assert_string_equal(in.subject, "[Rookery] Nchess game g: Zoë vs Ben");
+	assert_string_equal(in.message_id, "g.0.x@rook.test");
+	assert_string_equal(in.in_reply_to, "g.0.invite@rook.test");
+	assert_string_equal(in.from, "rookery@rook.test");
+	assert_string_equal(in.recipients[0], "zoe@example.org");
+	assert_non_null(strstr(in.text, "Hello Zoë,"));
+	assert_non_null(strstr(in.text, ".a line starting with a dot"));
+	assert_string_equal(in.command, "Hello Zoë,");
+	mail_incoming_clear(&in);
+	free(msg);
+}
+
+static void maildir_writes_whole_files(void **state)
+{
+	char dir[] = "/tmp/rookery-test-maildir-XXXXXX", why[256], path[512];
+	const char *msg = "From: a@b.c\nSubject: x\n\nbody\n";
+	int files = 0;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/box", dir);
+	assert_int_equal(maildir_deliver(path, 7, msg, why, sizeof why), 0);
+	assert_int_equal(maildir_deliver(path, 8, msg, why, sizeof why), 0);
+	snprintf(path, sizeof path, "%s/box/new", dir);
+	DIR *d = opendir(path);
+	assert_non_null(d);
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		char file[1024], got[256] = {0};
+		snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+		FILE *f = fopen(file, "r");
+		assert_non_null(f);
+		assert_int_equal(fread(got, 1, sizeof got - 1, f), strlen(msg));
+		fclose(f);
+		assert_string_equal(got, msg);
+		unlink(file);
+		files++;
+	}
+	closedir(d);
+	assert_int_equal(files, 2);
+	snprintf(path, sizeof path, "%s/box/tmp", dir);
+	d = opendir(path);
+	int leftovers = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		leftovers += e->d_name[0] != '.';
+	closedir(d);
+	assert_int_equal(leftovers, 0);
+	const char *subs[] = {"/box/tmp", "/box/new", "/box/cur", "/box", ""};
+	for (size_t i = 0; i < 5; i++) {
+		snprintf(path, sizeof path, "%s%s", dir, subs[i]);
+		rmdir(path);
+	}
+	/* A maildir that cannot be created is an error with a reason, not a crash. */
+	assert_int_equal(maildir_deliver("/proc/rookery-no/such", 1, msg, why, sizeof why), -1);
+	assert_non_null(strstr(why, "cannot create"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(token_round_trip),
+		cmocka_unit_test(token_tampering),
+		cmocka_unit_test(reply_addresses),
+		cmocka_unit_test(compose_then_parse),
+		cmocka_unit_test(maildir_writes_whole_files),
+	};
+	if (sodium_init() < 0)
+		return 1;
+	mail_compose_init();
+	mail_parse_init();
+	int r = cmocka_run_group_tests(tests, NULL, NULL);
+	mail_parse_shutdown();
+	mail_compose_shutdown();
+	return r;
+}
