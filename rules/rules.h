@@ -83,7 +83,8 @@ typedef struct rules_result {
 /* The drawable state: a grid of cells and named off-board holdings. */
 typedef struct rules_cell {
 	char piece[4];   /* "" when empty; else the piece as written, e.g. "C", "c" */
-	signed char owner;   /* seat owning the piece, -1 when empty */
+	signed char owner;   /* seat owning the piece, -1 when empty (or shared: see controllers) */
+	unsigned char controllers;  /* bit mask of the seats that may move a shared piece; 0 otherwise */
 	char kind[12];   /* "" ordinary, or a class such as "river", "prison", "off" */
 } rules_cell;
 
@@ -156,6 +157,12 @@ typedef struct rules_game {
 	 * a malloc'd string. */
 	char *(*serialize)(const rules_position *pos);
 	int (*deserialize)(const char *text, rules_position **out, rules_error *err);
+
+	/*
+	 * The result when seat resigns in pos. NULL: the game's seats other
+	 * than seat share first place and seat is last (right for two seats).
+	 */
+	void (*resign_result)(const rules_position *pos, int seat, rules_result *out);
 
 	void (*view)(const rules_position *pos, rules_view *out);
 	/* Quarter turns (clockwise) to rotate the view so seat sits at the bottom. */

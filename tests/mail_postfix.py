@@ -533,7 +533,8 @@ class MailCase(unittest.TestCase):
             general = square_of(view["position"]["board"], "g" if seat == "South" else "G")
             kills = [m for m in moves if general and tuple(map(int, m.split()[3:5])) == general]
             text = rnd.choice(kills or moves)
-            full = complete_release(text, seat, view["position"], rnd)
+            # A General capture ends the game: it releases nobody (nchess.md 6.1), needs no placement.
+            full = text if kills else complete_release(text, seat, view["position"], rnd)
             releases += full != text
             self.reply(seat, ask, full)
             g = self.wait_ply(gid, ply + 1, seat)
