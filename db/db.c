@@ -168,7 +168,7 @@ int db_game_load(db *d, const char *id, db_game **out, db_error *err)
 	*out = NULL;
 	r = dbi_prepare(d, "SELECT id, variant, rules_version, options, status, ply, start_position, "
 		    "position, result, ranks, draw_offer, dice_seed, dice_commitment, created_at, "
-		    "updated_at FROM games WHERE id = ?1", &st, err);
+		    "updated_at, draw_accepts FROM games WHERE id = ?1", &st, err);
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, id);
@@ -200,6 +200,7 @@ int db_game_load(db *d, const char *id, db_game **out, db_error *err)
 	g->commitment = dbi_col_text(st, 12);
 	g->created_at = dbi_col_text(st, 13);
 	g->updated_at = dbi_col_text(st, 14);
+	g->draw_accepts = (unsigned)sqlite3_column_int(st, 15);
 	sqlite3_finalize(st);
 
 	r = dbi_prepare(d, "SELECT seat, name, email FROM seats WHERE game_id = ?1 ORDER BY seat", &st, err);
@@ -249,7 +250,7 @@ int db_game_save_state(db *d, const db_game *g, db_error *err)
 	int r;
 
 	r = dbi_prepare(d, "UPDATE games SET ply = ?2, position = ?3, status = ?4, result = ?5, "
-		    "ranks = ?6, draw_offer = ?7, updated_at = ?8 WHERE id = ?1", &st, err);
+		    "ranks = ?6, draw_offer = ?7, updated_at = ?8, draw_accepts = ?9 WHERE id = ?1", &st, err);
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, g->id);
@@ -263,6 +264,7 @@ int db_game_save_state(db *d, const db_game *g, db_error *err)
 	else
 		sqlite3_bind_null(st, 7);
 	dbi_bind_text(st, 8, g->updated_at);
+	sqlite3_bind_int(st, 9, g->draw_offer >= 0 ? (int)g->draw_accepts : 0);
 	r = dbi_step_done(d, st, err, "save game");
 	if (!r && sqlite3_changes(d->conn) != 1)
 		r = dbi_fail(err, DB_E_NOTFOUND, "no game %s", g->id);

@@ -42,6 +42,7 @@ typedef struct db_game {
 	char *result;     /* NULL while running */
 	char *ranks;      /* JSON array text, NULL while running */
 	int draw_offer;   /* seat offering a draw, -1 when none */
+	unsigned draw_accepts;  /* seats that agreed to the offer, the offerer included */
 	unsigned char seed[DB_SEED_BYTES];
 	char *commitment;
 	char *created_at;
@@ -91,7 +92,7 @@ int db_game_insert(db *d, const db_game *g, const unsigned char token_hashes[][D
 int db_game_load(db *d, const char *id, db_game **out, db_error *err);
 void db_game_free(db_game *g);
 
-/* Store the mutable state of g: ply, position, over, result, ranks, draw_offer, updated_at. */
+/* Store the mutable state of g: ply, position, over, result, ranks, the draw offer, updated_at. */
 int db_game_save_state(db *d, const db_game *g, db_error *err);
 
 /* Find the game and seat a token hash belongs to. *game_id is malloc'd. */

@@ -17,6 +17,7 @@ CREATE TABLE games (
 	result          TEXT,                  -- summary once over
 	ranks           TEXT,                  -- JSON array, 1 = winner, once over
 	draw_offer      INTEGER,               -- seat offering a draw, if any
+	draw_accepts    INTEGER NOT NULL DEFAULT 0,  -- bit mask of the seats that agreed to it (the offerer too)
 	dice_seed       BLOB NOT NULL,         -- secret until the game is over
 	dice_commitment TEXT NOT NULL,         -- hex SHA-256 of the seed
 	created_at      TEXT NOT NULL,

@@ -119,6 +119,7 @@ typedef struct rules_game {
 	int nseats;
 	const char *const *seat_names;  /* nseats names, in turn order of the first round */
 	const char *choice_help;        /* how a partial move is completed, for documentation */
+	int draw_rank;                  /* the place all seats share in a draw by agreement (0: first) */
 
 	/* Start position. options may be NULL or "". Caller frees with free_position. */
 	int (*start)(const char *options, rules_position **out, rules_error *err);

@@ -407,8 +407,8 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 	g.rec->ply++;
 	free(g.rec->updated_at);
 	g.rec->updated_at = xstrdup(now);
-	/* A move by the other side without accepting lets a draw offer lapse. */
-	if (g.rec->draw_offer >= 0 && g.rec->draw_offer != seat)
+	/* A move by a seat that has not agreed to the draw offer lets it lapse. */
+	if (g.rec->draw_offer >= 0 && !(g.rec->draw_accepts & (1u << seat)))
 		g.rec->draw_offer = -1;
 	rules_result res;
 	g.rules->result(g.pos, &res);
@@ -517,6 +517,7 @@ int game_draw(app *a, const char *id, int seat, const char *action, const char *
 	      app_error *err)
 {
 	game_loaded g;
+	unsigned me = 1u << seat, all;
 	int r, offer;
 
 	if (!action || (strcmp(action, "offer") && strcmp(action, "accept") &&
@@ -525,31 +526,35 @@ int game_draw(app *a, const char *id, int seat, const char *action, const char *
 	if ((r = begin_action(a, id, &g, err)))
 		return r;
 	offer = g.rec->draw_offer;
+	all = (1u << g.rules->nseats) - 1;
 	if (!strcmp(action, "offer")) {
 		if (offer >= 0) {
-			r = app_fail(err, E_OFFER_PENDING, offer == seat ? "you have already offered a draw"
+			r = app_fail(err, E_OFFER_PENDING, g.rec->draw_accepts & me ? "you have already agreed to a draw"
 				     : "%s has offered a draw: accept or decline it", g.rules->seat_names[offer]);
 			goto out;
 		}
 		g.rec->draw_offer = seat;
+		g.rec->draw_accepts = me;
 	} else if (!strcmp(action, "withdraw")) {
 		if (offer != seat) {
 			r = app_fail(err, E_NO_OFFER, "you have no draw offer to withdraw");
 			goto out;
 		}
 		g.rec->draw_offer = -1;
+	} else if (offer < 0 || (g.rec->draw_accepts & me)) {
+		r = app_fail(err, E_NO_OFFER, offer < 0 ? "there is no draw offer to %s" :
+			     "you have already agreed to this draw (the offerer may withdraw it)", action);
+		goto out;
+	} else if (!strcmp(action, "decline")) {
+		g.rec->draw_offer = -1;
 	} else {
-		if (offer < 0 || offer == seat) {
-			r = app_fail(err, E_NO_OFFER, "there is no draw offer to %s", action);
-			goto out;
-		}
-		if (!strcmp(action, "decline")) {
-			g.rec->draw_offer = -1;
-		} else {
+		g.rec->draw_accepts |= me;
+		/* Everybody still in the game must agree; then all share one place. */
+		if (g.rec->draw_accepts == all) {
 			rules_result res = {0};
 			res.over = 1;
 			for (int i = 0; i < g.rules->nseats; i++)
-				res.rank[i] = 1;
+				res.rank[i] = g.rules->draw_rank ? g.rules->draw_rank : 1;
 			snprintf(res.summary, sizeof res.summary, "drawn by agreement");
 			record_result(g.rec, &res, g.rules->nseats);
 		}

@@ -314,6 +314,10 @@ int notify_action(app *a, const game_loaded *g, int seat, const char *action, db
 		else if (!strcmp(action, "decline"))
 			g_string_append_printf(t, "%s (%s) declined the draw in %s game %s; the game goes on.\n",
 					       who, side, g->rules->title, g->rec->id);
+		else if (!strcmp(action, "accept"))
+			g_string_append_printf(t, "%s (%s) agreed to the draw in %s game %s; it needs everyone's "
+					       "agreement. Reply \"accept draw\" or \"decline draw\" if you have not "
+					       "answered yet.\n", who, side, g->rules->title, g->rec->id);
 		else
 			g_string_append_printf(t, "%s (%s) withdrew the draw offer in %s game %s.\n",
 					       who, side, g->rules->title, g->rec->id);

@@ -232,7 +232,7 @@ static void render_game(http_request *req, http_response *res, int status, const
 		json_object_set_new(m, "error", json_string(error));
 	if (seat >= 0) {
 		char csrf[FORM_TOKEN_TEXT];
-		int offer = g->rec->draw_offer;
+		int offer = g->rec->draw_offer, agreed = offer >= 0 && (g->rec->draw_accepts >> seat) & 1;
 		token_form(req->app->form_key, token, csrf);
 		json_object_set_new(m, "viewer", json_pack("{s:s, s:s, s:s, s:s, s:i, s:b, s:b, s:b, s:b, s:s}",
 			"seat", g->rules->seat_names[seat],
@@ -242,7 +242,7 @@ static void render_game(http_request *req, http_response *res, int status, const
 			"ply", g->rec->ply,
 			"to_move", !g->rec->over && (turn & (1u << seat)),
 			"can_offer", !g->rec->over && offer < 0,
-			"can_answer", !g->rec->over && offer >= 0 && offer != seat,
+			"can_answer", !g->rec->over && offer >= 0 && !agreed,
 			"can_withdraw", !g->rec->over && offer == seat,
 			"typed", typed ? typed : ""));
 		json_object_set_new(m, "self_url", json_sprintf("/games/%s?seat=%s", g->rec->id, token));

@@ -167,6 +167,7 @@ json_t *view_game(const game_loaded *g, int seat)
 		"position", view_position(g),
 		"dice_commitment", rec->commitment,
 		"draw_offer", rec->draw_offer >= 0 ? json_string(g->rules->seat_names[rec->draw_offer]) : json_null());
+	json_object_set_new(o, "draw_accepted_by", view_seat_list(g->rules, rec->draw_offer >= 0 ? rec->draw_accepts : 0));
 	if (rec->over) {
 		json_t *ranks = json_loads(rec->ranks ? rec->ranks : "[]", 0, NULL);
 		json_object_set_new(o, "result", json_pack("{s:s, s:o}", "summary",
