@@ -86,6 +86,7 @@ typedef struct rules_cell {
 	signed char owner;   /* seat owning the piece, -1 when empty (or shared: see controllers) */
 	unsigned char controllers;  /* bit mask of the seats that may move a shared piece; 0 otherwise */
 	char kind[12];   /* "" ordinary, or a class such as "river", "prison", "off" */
+	char name[8];    /* the square as the notation writes it ("5 3", "e1"); "" = "<row> <col>" labels */
 } rules_cell;
 
 typedef struct rules_holding {

@@ -160,10 +160,24 @@ static json_t *board_model(const game_loaded *g, int seat)
 		json_t *cells = json_array();
 		for (int c = 0; c < v->cols; c++) {
 			const rules_cell *cell = &v->cell[r][c];
-			json_t *o = json_pack("{s:s, s:s, s:o}", "piece", cell->piece, "kind", cell->kind,
-				"square", json_sprintf("%s %s", v->row_label[r], v->col_label[c]));
+			json_t *o = json_pack("{s:s, s:s, s:s}", "piece", cell->piece, "kind", cell->kind,
+				"square", cell->name);
 			if (cell->owner >= 0)
 				json_object_set_new(o, "side", json_string(g->rules->seat_names[cell->owner]));
+			if (cell->controllers) {
+				json_t *who = view_seat_list(g->rules, cell->controllers);
+				char *names = NULL;
+				for (size_t k = 0; k < json_array_size(who); k++) {
+					char *more = xasprintf("%s%s%s", names ? names : "", names ? " and " : "",
+							       json_string_value(json_array_get(who, k)));
+					free(names);
+					names = more;
+				}
+				json_object_set_new(o, "side", json_string("shared"));
+				json_object_set_new(o, "shared_by", json_string(names ? names : ""));
+				free(names);
+				json_decref(who);
+			}
 			for (int h = 0; h < v->nholdings; h++)
 				if (v->holding[h].row == r && v->holding[h].col == c && v->holding[h].npieces)
 					json_object_set_new(o, "held", json_integer(v->holding[h].npieces));
@@ -179,8 +193,7 @@ static json_t *board_model(const game_loaded *g, int seat)
 		json_t *o = json_pack("{s:s, s:s, s:o, s:b}", "name", hd->name,
 			"seat", g->rules->seat_names[hd->owner], "pieces", pieces, "empty", hd->npieces == 0);
 		if (hd->row >= 0)
-			json_object_set_new(o, "square", json_sprintf("%s %s", v->row_label[hd->row],
-								      v->col_label[hd->col]));
+			json_object_set_new(o, "square", json_string(v->cell[hd->row][hd->col].name));
 		json_array_append_new(holdings, o);
 	}
 	free(v);

@@ -8,29 +8,64 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Copy src rotated by turns clockwise quarter turns into dst (square boards for odd turns). */
+static void rotate(const rules_view *src, int turns, rules_view *dst)
+{
+	int n = src->rows;
+
+	*dst = *src;
+	if (turns == 0 || (turns % 2 && src->rows != src->cols))
+		return;
+	for (int r = 0; r < n; r++) {
+		for (int c = 0; c < n; c++) {
+			int sr, sc;
+			switch (turns) {
+			case 1: sr = n - 1 - c, sc = r; break;          /* the left edge comes to the top */
+			case 2: sr = n - 1 - r, sc = n - 1 - c; break;
+			default: sr = c, sc = n - 1 - r; break;         /* the right edge comes to the top */
+			}
+			dst->cell[r][c] = src->cell[sr][sc];
+		}
+		switch (turns) {
+		case 1:
+			snprintf(dst->row_label[r], sizeof dst->row_label[r], "%s", src->col_label[r]);
+			snprintf(dst->col_label[r], sizeof dst->col_label[r], "%s", src->row_label[n - 1 - r]);
+			break;
+		case 2:
+			snprintf(dst->row_label[r], sizeof dst->row_label[r], "%s", src->row_label[n - 1 - r]);
+			snprintf(dst->col_label[r], sizeof dst->col_label[r], "%s", src->col_label[n - 1 - r]);
+			break;
+		default:
+			snprintf(dst->row_label[r], sizeof dst->row_label[r], "%s", src->col_label[n - 1 - r]);
+			snprintf(dst->col_label[r], sizeof dst->col_label[r], "%s", src->row_label[r]);
+			break;
+		}
+	}
+	for (int h = 0; h < src->nholdings; h++) {
+		int r = src->holding[h].row, c = src->holding[h].col;
+		if (r < 0)
+			continue;
+		switch (turns) {
+		case 1: dst->holding[h].row = c, dst->holding[h].col = n - 1 - r; break;
+		case 2: dst->holding[h].row = n - 1 - r, dst->holding[h].col = n - 1 - c; break;
+		default: dst->holding[h].row = n - 1 - c, dst->holding[h].col = r; break;
+		}
+	}
+}
+
 void view_oriented(const game_loaded *g, int seat, rules_view *out)
 {
 	rules_view *v = xmalloc(sizeof *v);
 	int turns = seat >= 0 ? g->rules->view_quarter_turns(seat) % 4 : 0;
 
 	g->rules->view(g->pos, v);
-	*out = *v;
-	/* Half a turn: rows and columns both reversed. (Quarter turns come with four-seat games.) */
-	if (turns == 2) {
-		for (int r = 0; r < v->rows; r++) {
-			snprintf(out->row_label[r], sizeof out->row_label[r], "%s", v->row_label[v->rows - 1 - r]);
-			for (int c = 0; c < v->cols; c++)
-				out->cell[r][c] = v->cell[v->rows - 1 - r][v->cols - 1 - c];
-		}
+	/* Name every cell before rotating: a square keeps its name wherever it is drawn. */
+	for (int r = 0; r < v->rows; r++)
 		for (int c = 0; c < v->cols; c++)
-			snprintf(out->col_label[c], sizeof out->col_label[c], "%s", v->col_label[v->cols - 1 - c]);
-		for (int h = 0; h < v->nholdings; h++) {
-			if (v->holding[h].row >= 0) {
-				out->holding[h].row = v->rows - 1 - v->holding[h].row;
-				out->holding[h].col = v->cols - 1 - v->holding[h].col;
-			}
-		}
-	}
+			if (!v->cell[r][c].name[0])
+				snprintf(v->cell[r][c].name, sizeof v->cell[r][c].name, "%s %s",
+					 v->row_label[r], v->col_label[c]);
+	rotate(v, turns, out);
 	free(v);
 }
 
@@ -147,6 +182,23 @@ static json_t *legal_moves(const game_loaded *g, int seat)
 	return a;
 }
 
+/* [{"place": 1, "seats": ["South"]}, {"place": 2, "seats": ["East", "North"]}, ...] from ranks. */
+static json_t *places(const rules_game *rules, json_t *ranks)
+{
+	json_t *out = json_array();
+
+	for (int place = 1; place <= rules->nseats; place++) {
+		unsigned mask = 0;
+		for (int i = 0; i < rules->nseats; i++)
+			if (json_integer_value(json_array_get(ranks, (size_t)i)) == place)
+				mask |= 1u << i;
+		if (mask)
+			json_array_append_new(out, json_pack("{s:i, s:o}", "place", place, "seats",
+							     view_seat_list(rules, mask)));
+	}
+	return out;
+}
+
 json_t *view_game(const game_loaded *g, int seat)
 {
 	const db_game *rec = g->rec;
@@ -170,8 +222,11 @@ json_t *view_game(const game_loaded *g, int seat)
 	json_object_set_new(o, "draw_accepted_by", view_seat_list(g->rules, rec->draw_offer >= 0 ? rec->draw_accepts : 0));
 	if (rec->over) {
 		json_t *ranks = json_loads(rec->ranks ? rec->ranks : "[]", 0, NULL);
-		json_object_set_new(o, "result", json_pack("{s:s, s:o}", "summary",
-			rec->result ? rec->result : "", "ranks", ranks ? ranks : json_array()));
+		if (!ranks)
+			ranks = json_array();
+		json_object_set_new(o, "result", json_pack("{s:s, s:O, s:o}", "summary",
+			rec->result ? rec->result : "", "ranks", ranks, "places", places(g->rules, ranks)));
+		json_decref(ranks);
 	} else {
 		json_object_set_new(o, "result", json_null());
 	}

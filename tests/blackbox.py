@@ -686,7 +686,8 @@ class ApiTests(DaemonCase):
         self.assertEqual(r.status, 200, r)
         g = r.json()
         self.assertEqual(g["status"], "over")
-        self.assertEqual(g["result"], {"summary": "North wins: South resigned", "ranks": [2, 1]})
+        self.assertEqual(g["result"], {"summary": "North wins: South resigned", "ranks": [2, 1],
+                                       "places": [{"place": 1, "seats": ["North"]}, {"place": 2, "seats": ["South"]}]})
         self.assertEqual(g["turn"], [])
         self.assertEqual(g["legal_moves"], [])
         self.assertEqual(self.d.game(gid)["result"]["summary"], "North wins: South resigned")
@@ -703,7 +704,9 @@ class ApiTests(DaemonCase):
         gid, tokens, _ = self.d.create_game()
         r = self.d.post(f"/api/games/{gid}/resign", {}, token=tokens["North"])
         self.assertEqual(r.status, 200, r)
-        self.assertEqual(r.json()["result"], {"summary": "South wins: North resigned", "ranks": [1, 2]})
+        self.assertEqual(r.json()["result"], {"summary": "South wins: North resigned", "ranks": [1, 2],
+                                              "places": [{"place": 1, "seats": ["South"]},
+                                                         {"place": 2, "seats": ["North"]}]})
 
     def test_draw_offers(self):
         gid, tokens, _ = self.d.create_game()
@@ -748,7 +751,8 @@ class ApiTests(DaemonCase):
         self.assertEqual(r.status, 200, r)
         g = r.json()
         self.assertEqual(g["status"], "over")
-        self.assertEqual(g["result"], {"summary": "drawn by agreement", "ranks": [1, 1]})
+        self.assertEqual(g["result"], {"summary": "drawn by agreement", "ranks": [1, 1],
+                                       "places": [{"place": 1, "seats": ["South", "North"]}]})
         self.assertIsNone(g["draw_offer"])
         self.assertError(draw(S, "offer"), 409, "game_over")
         self.assertError(self.d.move(gid, S, "S 7 5 6 5", 4), 409, "game_over")

@@ -322,11 +322,17 @@ class MailCase(unittest.TestCase):
         try:
             # The pipe runs as nobody: it must reach the rookery binary and the mail socket.
             os.chmod(cls.tmp, 0o755)
+            # One copy of the binary for the daemon and the pipe: the same build even when
+            # the build directory is rebuilt meanwhile, and one that nobody may run.
+            rookery = os.path.join(cls.tmp, "bin", "rookery")
+            os.makedirs(os.path.dirname(rookery), 0o755)
+            shutil.copy2(ROOKERY, rookery)
+            os.chmod(rookery, 0o755)
             cls.smtp_port = free_port()
             db = os.path.join(cls.tmp, "rookery.db")
-            cls.postfix = Postfix(cls.tmp, cls.smtp_port, ROOKERY, db)
+            cls.postfix = Postfix(cls.tmp, cls.smtp_port, rookery, db)
             cls.postfix.start()
-            blackbox.ROOKERY = ROOKERY
+            blackbox.ROOKERY = rookery
             cls.d = blackbox.Daemon(
                 "--smtp", f"smtp://127.0.0.1:{cls.smtp_port}", "--smtp-tls", "none",
                 "--reply-domain", REPLY_DOMAIN, "--mail-from", "rookery@" + REPLY_DOMAIN,

@@ -734,6 +734,7 @@ class ReplyTests(MailCase):
                   re.sub(r"-[a-z2-7]{16}@", "-aaaaaaaaaaaaaaaa@", good),      # wrong MAC
                   good.replace(f"+{gid}-0-0-", f"+{gid}-1-0-"),                # another seat, same MAC
                   good.replace("@" + DOMAIN, "@elsewhere.example.org")]        # not our domain
+        self.assertNotIn(good, forged)
         for to in forged:
             with self.subTest(to=to):
                 r = self.mail_in(d, make_reply(orig, "S 7 1 6 1", ZOE, to=to))
