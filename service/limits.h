@@ -13,6 +13,7 @@
 #define LIMIT_BODY_NONE              0            /* routes that take no body */
 #define LIMIT_JSON_DEPTH             8
 #define LIMIT_SHUTDOWN_GRACE_S       10           /* how long in-flight requests may finish */
+#define LIMIT_MAIL_STOP_GRACE_S      5            /* how long a mail delivery may finish at shutdown */
 
 /* Games */
 #define LIMIT_MOVE_TEXT              400          /* bytes of a submitted move line */

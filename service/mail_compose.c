@@ -61,6 +61,26 @@ static char *html_of(const char *text)
 	return s;
 }
 
+/*
+ * A name or subject that itself looks like an RFC 2047 encoded word ("=?")
+ * would be decoded by the reader's mail client into something else: write
+ * "= ?" instead, which no client decodes.
+ */
+static char *defuse_encoded_words(const char *s)
+{
+	GString *out = g_string_new(NULL);
+	char *r;
+
+	for (const char *p = s ? s : ""; *p; p++) {
+		g_string_append_c(out, *p);
+		if (p[0] == '=' && p[1] == '?')
+			g_string_append_c(out, ' ');
+	}
+	r = xstrdup(out->str);
+	g_string_free(out, TRUE);
+	return r;
+}
+
 static void set_id_header(GMimeMessage *msg, const char *name, const char *ids)
 {
 	GString *v = g_string_new(NULL);
@@ -79,13 +99,16 @@ char *mail_compose(const mail_config *mc, const mail_out *m)
 	GDateTime *now = g_date_time_new_now_utc();
 	GMimeFormatOptions *opts;
 	GMimeObject *body;
-	char *text, *out;
+	char *text, *out, *name = m->to_name ? defuse_encoded_words(m->to_name) : NULL;
+	char *subject = defuse_encoded_words(m->subject);
 
 	g_mime_message_add_mailbox(msg, GMIME_ADDRESS_TYPE_FROM, "Rookery", mc->from);
-	g_mime_message_add_mailbox(msg, GMIME_ADDRESS_TYPE_TO, m->to_name, m->to_addr);
+	g_mime_message_add_mailbox(msg, GMIME_ADDRESS_TYPE_TO, name, m->to_addr);
 	if (m->reply_to)
 		g_mime_message_add_mailbox(msg, GMIME_ADDRESS_TYPE_REPLY_TO, "Rookery", m->reply_to);
-	g_mime_message_set_subject(msg, m->subject, "utf-8");
+	g_mime_message_set_subject(msg, subject, "utf-8");
+	free(name);
+	free(subject);
 	g_mime_message_set_date(msg, now);
 	g_mime_message_set_message_id(msg, m->message_id);
 	if (m->in_reply_to)

@@ -64,11 +64,12 @@ static int find_token(const app *a, const mail_incoming *m, const char *recipien
 }
 
 /* Answer the sender with why, quoting the mail; unless they have had too many answers lately. */
-static int refuse(app *a, const mail_incoming *m, const char *game_id, const char *why, char *msg, size_t size)
+static int refuse(app *a, const mail_incoming *m, const char *game_id, int seat, const char *why, char *msg,
+		  size_t size)
 {
 	notify_refusal rf = {
-		.to_addr = m->from, .to_name = m->from_name, .game_id = game_id, .subject = m->subject,
-		.message_id = m->message_id, .why = why, .original = m->text,
+		.to_addr = m->from, .to_name = m->from_name, .game_id = game_id, .seat = seat,
+		.subject = m->subject, .message_id = m->message_id, .why = why, .original = m->text,
 	};
 	db_error de;
 	char key[300];
@@ -127,6 +128,11 @@ static int handle(app *a, const mail_incoming *m, const char *recipient, char *m
 		free(seen);
 		return MAIL_IN_OK;
 	}
+	if (m->automatic) {
+		/* An out-of-office answer or a list: acting or answering could start a mail loop. */
+		snprintf(msg, size, "ignored: the mail says it was sent automatically");
+		return MAIL_IN_OK;
+	}
 	if (find_token(a, m, recipient, token)) {
 		snprintf(msg, size, "no Rookery reply address (play+...@%s) among the recipients", a->mail->reply_domain);
 		return MAIL_IN_NOUSER;
@@ -136,7 +142,7 @@ static int handle(app *a, const mail_incoming *m, const char *recipient, char *m
 		return MAIL_IN_NOUSER;
 	}
 	if (!m->command) {
-		r = refuse(a, m, game, "no move found: write your move (or resign, offer draw, accept draw, "
+		r = refuse(a, m, game, seat, "no move found: write your move (or resign, offer draw, accept draw, "
 			   "decline draw) on the first line of your reply", msg, size);
 	} else if (act(a, game, seat, ply, m->command, &err, done, sizeof done)) {
 		char why[600];
@@ -149,7 +155,7 @@ static int handle(app *a, const mail_incoming *m, const char *recipient, char *m
 			snprintf(msg, size, "try again later: %s", err.message);
 			return MAIL_IN_TEMPFAIL;
 		}
-		r = refuse(a, m, game, why, msg, size);
+		r = refuse(a, m, game, seat, why, msg, size);
 	} else {
 		snprintf(msg, size, "game %s: %s", game, done);
 		r = MAIL_IN_OK;

@@ -1094,6 +1094,23 @@ static void read_headers(GMimeMessage *msg, mail_incoming *out)
 		out->from_name = clean_header(internet_address_get_name(INTERNET_ADDRESS(mb)));
 	}
 
+	/* Out-of-office replies and lists must not be answered, or mail loops start (RFC 3834). */
+	const char *auto_sub = g_mime_object_get_header(obj, "Auto-Submitted");
+	const char *precedence = g_mime_object_get_header(obj, "Precedence");
+	if (auto_sub) {
+		while (*auto_sub == ' ' || *auto_sub == '\t')
+			auto_sub++;
+		out->automatic = g_ascii_strncasecmp(auto_sub, "no", 2) != 0 ||
+				 (auto_sub[2] && auto_sub[2] != ' ' && auto_sub[2] != ';' && auto_sub[2] != '\t');
+	}
+	if (precedence) {
+		while (*precedence == ' ' || *precedence == '\t')
+			precedence++;
+		if (!g_ascii_strncasecmp(precedence, "bulk", 4) || !g_ascii_strncasecmp(precedence, "junk", 4) ||
+		    !g_ascii_strncasecmp(precedence, "list", 4))
+			out->automatic = 1;
+	}
+
 	const char *irt = g_mime_object_get_header(obj, "In-Reply-To");
 	if (irt) {
 		char *id = g_mime_utils_decode_message_id(irt);

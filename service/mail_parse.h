@@ -24,6 +24,8 @@ typedef struct mail_incoming {
 	char **recipients;     /* addr-specs from Delivered-To, X-Original-To, To, Cc (in that order, deduplicated, lower-cased) */
 	size_t nrecipients;
 	char *in_reply_to;     /* without brackets, or NULL */
+	int automatic;         /* sent by a machine: Auto-Submitted other than "no" (RFC 3834), or
+				  Precedence bulk, junk or list; such mails are never answered */
 	char *command;         /* first line of the reply's own text (see mail_first_line), UTF-8, or NULL */
 	char *text;            /* the message's text (UTF-8, LF line ends, from text/plain, else converted from text/html), at most MAIL_MAX_TEXT bytes */
 } mail_incoming;

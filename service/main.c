@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -115,6 +117,27 @@ static int open_db(const char *path, db **out)
 	return 0;
 }
 
+/*
+ * One daemon per database: hold an exclusive lock on "<db>.lock" for the
+ * daemon's life. Returns the lock's descriptor, or -1 after saying why.
+ */
+static int lock_database(const char *dbpath)
+{
+	char *path = xasprintf("%s.lock", dbpath);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0) {
+		fprintf(stderr, "rookery: cannot open %s: %s\n", path, strerror(errno));
+	} else if (flock(fd, LOCK_EX | LOCK_NB)) {
+		fprintf(stderr, "rookery: another rookery serve is using %s; only one may write a database\n",
+			dbpath);
+		close(fd);
+		fd = -1;
+	}
+	free(path);
+	return fd;
+}
+
 static int parse_port(const char *s, unsigned *port)
 {
 	char *end;
@@ -172,6 +195,7 @@ static int cmd_serve(int argc, char **argv)
 	mail_config mc = {0};
 	mail_socket *msock = NULL;
 	char *sock_path = NULL;
+	int lock_fd = -1;
 	app a = {.lock = PTHREAD_MUTEX_INITIALIZER};
 	http_server *srv = NULL;
 	sigset_t set;
@@ -248,8 +272,13 @@ static int cmd_serve(int argc, char **argv)
 		fprintf(stderr, "rookery: broken template: %s\n", te.message);
 		return 1;
 	}
-	if ((rc = open_db(dbpath, &a.db)))
+	ensure_parent_dir(dbpath);
+	if ((lock_fd = lock_database(dbpath)) < 0)
+		return 1;
+	if ((rc = open_db(dbpath, &a.db))) {
+		close(lock_fd);
 		return rc;
+	}
 	rc = 1;
 	if (app_load_keys(&a))
 		goto out;
@@ -289,7 +318,15 @@ static int cmd_serve(int argc, char **argv)
 out:
 	http_stop(srv, LIMIT_SHUTDOWN_GRACE_S);
 	mail_socket_stop(msock);
-	outbox_stop(a.outbox);
+	if (outbox_stop(a.outbox, LIMIT_MAIL_STOP_GRACE_S)) {
+		/* The worker is stuck in a transfer: keep it off the database for good, and leave
+		 * what it may still read alone; the process ends right after. */
+		pthread_mutex_lock(&a.lock);
+		db_close(a.db);
+		log_event("stopped cleanly (one mail delivery abandoned)");
+		close(lock_fd);
+		_exit(0);
+	}
 	db_close(a.db);
 	if (rc == 0)
 		log_event("stopped cleanly");
@@ -299,6 +336,7 @@ out:
 	free(mc.reply_domain);
 	free(mc.from);
 	free(mc.maildir);
+	close(lock_fd);
 	tmpl_cleanup();
 	sodium_memzero(a.form_key, sizeof a.form_key);
 	return rc;

@@ -335,13 +335,31 @@ int notify_action(app *a, const game_loaded *g, int seat, const char *action, db
 int notify_refused(app *a, const notify_refusal *rf, db_error *err)
 {
 	GString *t = g_string_new(NULL), *refs = g_string_new(NULL);
-	char *id = new_message_id(a, rf->game_id, "refused");
+	char *id = new_message_id(a, rf->game_id, "refused"), *reply = NULL;
 	char *subject = rf->subject && *rf->subject ? (strncasecmp(rf->subject, "Re:", 3) ?
 		xasprintf("Re: %s", rf->subject) : xstrdup(rf->subject)) : xstrdup("Re: your mail to Rookery");
+	game_loaded g;
+	app_error ae;
 	int r;
 
 	g_string_append_printf(t, "Hello%s%s,\n\nyour mail could not be acted on: %s\n\nNothing was changed.\n",
 			       rf->to_name ? " " : "", rf->to_name ? rf->to_name : "", rf->why);
+	/* Show the game as it stands now, and where to send the move it waits for. */
+	if (rf->game_id && rf->seat >= 0 && game_load(a, rf->game_id, &g, &ae) == 0) {
+		int to_move = (game_turn_mask(&g) >> rf->seat) & 1;
+		if (to_move) {
+			char token[MAIL_TOKEN_TEXT];
+			mail_token_make(a->mail_key, g.rec->id, rf->seat, g.rec->ply, token);
+			reply = mail_reply_address(a->mail, token);
+			g_string_append(t, "\nIt is your move; reply to this mail with it.\n");
+		} else if (!g.rec->over) {
+			g_string_append(t, "\nIt is not your move now; you will get a mail when it is.\n");
+		} else {
+			g_string_append_printf(t, "\nThe game is over: %s.\n", g.rec->result ? g.rec->result : "");
+		}
+		append_position(a, &g, rf->seat, to_move, NULL, t);
+		game_loaded_free(&g);
+	}
 	if (rf->original && *rf->original) {
 		g_string_append(t, "\nYou wrote:\n\n");
 		gchar **lines = g_strsplit(rf->original, "\n", 60);
@@ -352,12 +370,14 @@ int notify_refused(app *a, const notify_refusal *rf, db_error *err)
 	if (rf->message_id)
 		g_string_append(refs, rf->message_id);
 	mail_out m = {
-		.to_name = rf->to_name, .to_addr = rf->to_addr, .subject = subject, .message_id = id,
-		.in_reply_to = rf->message_id, .references = refs->len ? refs->str : NULL, .text = t->str,
+		.to_name = rf->to_name, .to_addr = rf->to_addr, .reply_to = reply, .subject = subject,
+		.message_id = id, .in_reply_to = rf->message_id, .references = refs->len ? refs->str : NULL,
+		.text = t->str,
 	};
 	r = queue(a, rf->game_id, "refused", &m, err);
 	g_string_free(t, TRUE);
 	g_string_free(refs, TRUE);
+	free(reply);
 	free(id);
 	free(subject);
 	return r;

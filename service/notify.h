@@ -24,6 +24,8 @@ int notify_signin(app *a, const char *address, const char *link, db_error *err);
 typedef struct notify_refusal {
 	const char *to_addr, *to_name;  /* the sender of the mail refused */
 	const char *game_id;            /* NULL when no game could be told */
+	int seat;                       /* the seat the mail spoke for, or -1: then the answer shows
+					   the game as it stands, with a reply address for its move */
 	const char *subject;            /* of the refused mail, may be NULL */
 	const char *message_id;         /* of the refused mail, may be NULL */
 	const char *why;                /* one sentence */

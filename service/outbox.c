@@ -1,4 +1,5 @@
 /* outbox.c - claim due mails under the lock, send them without it, record the outcome. */
+#define _GNU_SOURCE   /* pthread_timedjoin_np */
 #include "outbox.h"
 #include "log.h"
 #include "mail.h"
@@ -6,11 +7,12 @@
 #include "smtp.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define BATCH 16
+#define BATCH 16          /* mails sent by one outbox_run_once */
 #define POLL_S 2           /* look for due retries this often even when not woken */
 #define MAX_DELAY_S 21600  /* retries are at most six hours apart */
 
@@ -20,7 +22,8 @@ struct outbox {
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int woken, stopping;
+	int woken;
+	atomic_int stopping;   /* read by an SMTP transfer in progress, which then gives up */
 };
 
 static long long retry_delay(int attempts, int base_s)
@@ -58,32 +61,47 @@ static void record(app *a, const db_outbox_row *row, int result, const char *why
 			  why);
 }
 
-int outbox_run_once(app *a, int retry_base_s)
+/*
+ * Claim and send one due mail. Claiming one at a time means a crash gives
+ * up at most the mail in flight (see db_outbox_abandon_interrupted).
+ * Returns 1 when a mail was tried, 0 when none was due.
+ */
+static int send_one(app *a, int retry_base_s, const atomic_int *stop)
 {
 	db_outbox_row *rows;
 	size_t n;
 	db_error de;
-	int r;
+	char why[256] = "";
+	int r, result;
 
 	pthread_mutex_lock(&a->lock);
-	r = db_outbox_claim(a->db, (long long)time(NULL), BATCH, &rows, &n, &de);
+	r = db_outbox_claim(a->db, (long long)time(NULL), 1, &rows, &n, &de);
 	pthread_mutex_unlock(&a->lock);
 	if (r) {
 		log_event("mail: cannot read the outbox: %s", de.message);
 		return 0;
 	}
-	for (size_t i = 0; i < n; i++) {
-		char why[256] = "";
-		int result;
-		if (a->mail->smtp_url)
-			result = smtp_send(a->mail, rows[i].recipient, rows[i].message, why, sizeof why);
-		else
-			result = maildir_deliver(a->mail->maildir, rows[i].id, rows[i].message, why, sizeof why)
-				 ? SMTP_TEMPORARY : SMTP_SENT;
-		record(a, &rows[i], result, why, retry_base_s);
+	if (n == 0) {
+		db_outbox_rows_free(rows, n);
+		return 0;
 	}
+	if (a->mail->smtp_url)
+		result = smtp_send(a->mail, rows[0].recipient, rows[0].message, stop, why, sizeof why);
+	else
+		result = maildir_deliver(a->mail->maildir, rows[0].id, rows[0].message, why, sizeof why)
+			 ? SMTP_TEMPORARY : SMTP_SENT;
+	record(a, &rows[0], result, why, retry_base_s);
 	db_outbox_rows_free(rows, n);
-	return (int)n;
+	return 1;
+}
+
+int outbox_run_once(app *a, int retry_base_s)
+{
+	int sent = 0;
+
+	while (sent < BATCH && send_one(a, retry_base_s, NULL))
+		sent++;
+	return sent;
 }
 
 static void *worker(void *arg)
@@ -92,20 +110,19 @@ static void *worker(void *arg)
 
 	for (;;) {
 		pthread_mutex_lock(&o->mu);
-		if (!o->woken && !o->stopping) {
+		if (!o->woken && !atomic_load(&o->stopping)) {
 			struct timespec until;
 			clock_gettime(CLOCK_REALTIME, &until);
 			until.tv_sec += POLL_S;
 			pthread_cond_timedwait(&o->cv, &o->mu, &until);
 		}
-		int stop = o->stopping;
 		o->woken = 0;
 		pthread_mutex_unlock(&o->mu);
-		if (stop)
-			break;
-		/* Keep going while whole batches come back: a backlog drains quickly. */
-		while (outbox_run_once(o->app, o->retry_base_s) == BATCH)
+		/* Drain what is due, one mail at a time, until told to stop. */
+		while (!atomic_load(&o->stopping) && send_one(o->app, o->retry_base_s, &o->stopping))
 			;
+		if (atomic_load(&o->stopping))
+			break;
 	}
 	return NULL;
 }
@@ -145,16 +162,25 @@ void outbox_wake(outbox *o)
 	pthread_mutex_unlock(&o->mu);
 }
 
-void outbox_stop(outbox *o)
+int outbox_stop(outbox *o, int grace_s)
 {
+	struct timespec until;
+
 	if (!o)
-		return;
+		return 0;
 	pthread_mutex_lock(&o->mu);
-	o->stopping = 1;
+	atomic_store(&o->stopping, 1);
 	pthread_cond_signal(&o->cv);
 	pthread_mutex_unlock(&o->mu);
-	pthread_join(o->thread, NULL);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += grace_s;
+	/* libcurl waits for an SMTP server's last answer without asking whether to give up. */
+	if (pthread_timedjoin_np(o->thread, NULL, &until)) {
+		log_event("mail: a delivery is still waiting for its SMTP server; leaving it (it will not be resent)");
+		return -1;
+	}
 	pthread_cond_destroy(&o->cv);
 	pthread_mutex_destroy(&o->mu);
 	free(o);
+	return 0;
 }

@@ -18,8 +18,13 @@ outbox *outbox_start(app *a, int retry_base_s);
 /* Look for due mails now (after a commit that queued some). */
 void outbox_wake(outbox *o);
 
-/* Finish the mail in hand and stop. */
-void outbox_stop(outbox *o);
+/*
+ * Stop: a transfer in progress is abandoned where libcurl lets it be.
+ * Returns 0 once the worker has ended, or -1 when it is still blocked after
+ * grace_s seconds: then the worker must be left alone (it will wait for
+ * a->lock, which the caller should keep while it closes the database).
+ */
+int outbox_stop(outbox *o, int grace_s);
 
 /* One pass over the due mails, in the caller's thread; returns how many were tried. */
 int outbox_run_once(app *a, int retry_base_s);

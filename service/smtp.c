@@ -43,7 +43,16 @@ static char *to_crlf(const char *s, size_t *len)
 	return out;
 }
 
-int smtp_send(const mail_config *mc, const char *recipient, const char *message, char *why, size_t why_size)
+/* libcurl asks this now and then; non-zero aborts the transfer. */
+static int keep_going(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+	const atomic_int *stop = ctx;
+	(void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+	return stop && atomic_load(stop);
+}
+
+int smtp_send(const mail_config *mc, const char *recipient, const char *message, const atomic_int *stop,
+	      char *why, size_t why_size)
 {
 	CURL *c = curl_easy_init();
 	struct curl_slist *rcpt = NULL;
@@ -73,10 +82,19 @@ int smtp_send(const mail_config *mc, const char *recipient, const char *message,
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 15L);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, keep_going);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, (void *)stop);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 	rc = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 	if (rc == CURLE_OK) {
 		result = SMTP_SENT;
+	} else if (rc == CURLE_ABORTED_BY_CALLBACK) {
+		/* Stopped by shutdown. Once the whole message is out, the server may have taken it:
+		 * then it is not tried again, so that no mail goes out twice. */
+		result = up.off == up.len ? SMTP_PERMANENT : SMTP_TEMPORARY;
+		snprintf(why, why_size, "SMTP: interrupted by shutdown %s", result == SMTP_PERMANENT ?
+			 "after the message was handed over; not sent again" : "before the message was sent");
 	} else {
 		/* 5xx is the server's final word; anything else may pass on a later try. */
 		result = code >= 500 && code < 600 ? SMTP_PERMANENT : SMTP_TEMPORARY;

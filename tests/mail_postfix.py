@@ -38,7 +38,6 @@ import email.utils
 import glob
 import os
 import pwd
-import grp
 import random
 import re
 import shutil
@@ -68,7 +67,8 @@ SEAT_INDEX = {"South": 0, "North": 1}
 MAIL_TIMEOUT = 30      # for one mail to arrive: Postfix, the pipe, the daemon, its outbox, Postfix again
 POLL = 0.1
 MAX_PLIES = 120        # then resign by mail instead (the General-capture preference ends games sooner)
-MOVE_SEED = 7          # the random choice of moves among the legal ones; the dice are the server's
+MOVE_SEED = 9          # the choice among legal moves: with it the game ends by a General capture at ply 51,
+                       # after a release (the same every run: no die decides anything in these moves)
 
 REPLY_ADDRESS = re.compile(r"^play\+([a-z0-9]+)-([0-9]+)-([0-9]+)-([a-z2-7]{16})@" + re.escape(REPLY_DOMAIN) + r"$")
 
@@ -182,7 +182,7 @@ postlog   unix-dgram n  -       n       -       1       postlogd
                 f.write(text)
 
     def build_aliases(self):
-        r = subprocess.run(["/usr/sbin/postalias", "-c", self.conf, "hash:" + os.path.join(self.conf, "aliases")],
+        r = subprocess.run([shutil.which("postalias", path="/usr/sbin:/sbin:" + os.environ.get("PATH", "")) or "/usr/sbin/postalias", "-c", self.conf, "hash:" + os.path.join(self.conf, "aliases")],
                            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
         if r.returncode:
             raise AssertionError(f"postalias failed:\n{r.stdout}{r.stderr}")
@@ -203,8 +203,9 @@ postlog   unix-dgram n  -       n       -       1       postlogd
         self.build_aliases()
         r = self.run("start")
         self.started = True
+        # postfix start returns once master(8) is up (or has given up): then SMTP should answer.
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
+        while r.returncode == 0 and time.monotonic() < deadline:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=5) as s:
                     s.settimeout(5)
@@ -296,11 +297,11 @@ class Maildir:
                 names += [os.path.join(d, n) for n in os.listdir(d) if not n.startswith(".")]
             except FileNotFoundError:
                 pass
-        # Maildir names start with the delivery time in seconds, then finer parts: good enough order.
-        for p in sorted(names, key=lambda p: (os.stat(p).st_mtime_ns, p)):
+        for p in names:
             if p not in self.cache:
                 self.cache[p] = Mail(p)
-        return [self.cache[p] for p in sorted(self.cache, key=lambda p: (os.stat(p).st_mtime_ns, p))]
+        # In delivery order (virtual(8) moves a finished mail from tmp/ to new/ and leaves it there).
+        return sorted(self.cache.values(), key=lambda m: (os.stat(m.path).st_mtime_ns, m.path))
 
     def untaken(self):
         return [m for m in self.mails() if m.path not in self.taken]
@@ -316,7 +317,8 @@ class MailCase(unittest.TestCase):
         for prog in (POSTFIX, SWAKS):
             if not os.access(prog, os.X_OK):
                 raise AssertionError(f"{prog} is missing: install postfix and swaks (scripts/deps.sh test)")
-        cls.tmp = tempfile.mkdtemp(prefix="rookery-pf-")
+        # Under /tmp whatever TMPDIR says: postfix and nobody must reach it, and the socket path is short.
+        cls.tmp = tempfile.mkdtemp(prefix="rookery-pf-", dir="/tmp")
         cls.started = time.monotonic()
         cls.postfix = cls.d = None
         try:
@@ -367,7 +369,7 @@ class MailCase(unittest.TestCase):
                 cls.postfix.stop()
             except AssertionError as e:
                 problems.append(str(e))
-        if problems:
+        if problems and cls.postfix is not None:
             print("--- maillog ---\n" + cls.postfix.log_text()[-4000:], file=sys.stderr)
         shutil.rmtree(cls.tmp, ignore_errors=True)
         if problems:
@@ -490,15 +492,17 @@ class MailCase(unittest.TestCase):
         self.assertIn("Nothing was changed.", refusal.text)
         self.assertIn("You wrote:", refusal.text)
         self.assertIn(f"\n> {illegal}\n", refusal.text, "the refusal quotes the original")
-        self.assertEqual(refusal.reply_to, "", "a refusal is no new reply address")
+        if refusal.reply_to:
+            # It may hand out the reply address of the position the game waits in: the same one.
+            self.assertEqual(refusal.token, (gid, 0, 0), refusal)
         after = self.d.game(gid, tokens["South"])
         self.assertEqual((after["ply"], after["position"], after["status"]),
                          (before["ply"], before["position"], before["status"]), "the game is unchanged")
         self.assertEqual(self.d.get(f"/api/games/{gid}/moves").json()["moves"], [])
-        # The same reply address still takes a legal move.
+        # The same reply address still takes a legal move (answering the refusal when it has one).
         move = "S 7 1 6 1"
         self.assertIn(move, before["legal_moves"])
-        self.reply("South", invitation, move)
+        self.reply("South", refusal if refusal.reply_to else invitation, move)
         self.wait_ply(gid, 1, "South")
         accepted = self.wait_mail("South", "confirmation", lambda m: "is accepted" in m.text and gid in m.text)
         self.assertIn(f"your move {move} in Nchess game {gid} is accepted.", accepted.text)
@@ -507,6 +511,7 @@ class MailCase(unittest.TestCase):
         self.reply("South", invitation, stale)
         refusal = self.wait_mail("South", "refusal of a stale reply", lambda m: "could not be acted on" in m.text)
         self.assertIn("answered an earlier position", refusal.text)
+        self.assertIsNone(refusal.token, "not South's move: no reply address, least of all the stale one")
         self.assertIn(f"\n> {stale}\n", refusal.text)
         self.assertEqual(self.d.game(gid)["ply"], 1)
         your_turn = self.wait_mail("North", "your-turn mail", self.asks_for(gid, "North", 1))
@@ -538,10 +543,16 @@ class MailCase(unittest.TestCase):
             self.assertTrue(moves, "the player to move has a legal move")
             general = square_of(view["position"]["board"], "g" if seat == "South" else "G")
             kills = [m for m in moves if general and tuple(map(int, m.split()[3:5])) == general]
-            text = rnd.choice(kills or moves)
-            # A General capture ends the game: it releases nobody (nchess.md 6.1), needs no placement.
-            full = text if kills else complete_release(text, seat, view["position"], rnd)
-            releases += full != text
+            if kills:
+                # A General capture ends the game: it releases nobody, so it takes no placement.
+                text = full = rnd.choice(kills)
+            else:
+                # Moves that release prisoners are listed as prefixes: prefer them, to play
+                # placements by mail too, and complete them.
+                rels = [m for m in moves if complete_release(m, seat, view["position"], random.Random(0)) != m]
+                text = rnd.choice(rels or moves)
+                full = complete_release(text, seat, view["position"], rnd)
+                releases += full != text
             self.reply(seat, ask, full)
             g = self.wait_ply(gid, ply + 1, seat)
             last = self.d.get(f"/api/games/{gid}/moves").json()["moves"][-1]
