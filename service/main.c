@@ -270,15 +270,13 @@ static int cmd_serve(int argc, char **argv)
 	tmpl_error te;
 	if (tmpl_check(&te)) {
 		fprintf(stderr, "rookery: broken template: %s\n", te.message);
-		return 1;
+		goto out;
 	}
 	ensure_parent_dir(dbpath);
 	if ((lock_fd = lock_database(dbpath)) < 0)
-		return 1;
-	if ((rc = open_db(dbpath, &a.db))) {
-		close(lock_fd);
-		return rc;
-	}
+		goto out;
+	if ((rc = open_db(dbpath, &a.db)))
+		goto out;
 	rc = 1;
 	if (app_load_keys(&a))
 		goto out;
@@ -328,6 +326,8 @@ out:
 		_exit(0);
 	}
 	db_close(a.db);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	if (rc == 0)
 		log_event("stopped cleanly");
 	free(a.base_url);
@@ -336,7 +336,6 @@ out:
 	free(mc.reply_domain);
 	free(mc.from);
 	free(mc.maildir);
-	close(lock_fd);
 	tmpl_cleanup();
 	sodium_memzero(a.form_key, sizeof a.form_key);
 	return rc;
