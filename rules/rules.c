@@ -9,9 +9,11 @@
 #include <strings.h>
 
 extern const rules_game rules_nchess;
+extern const rules_game rules_complex_allegiance;
 
 const rules_game *const rules_games[] = {
 	&rules_nchess,
+	&rules_complex_allegiance,
 	NULL,
 };
 
