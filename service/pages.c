@@ -152,6 +152,7 @@ static json_t *board_model(const game_loaded *g, int seat)
 {
 	rules_view *v = xmalloc(sizeof *v);
 	json_t *rows = json_array(), *cols = json_array(), *holdings = json_array();
+	int shared = 0;
 
 	view_oriented(g, seat, v);
 	for (int c = 0; c < v->cols; c++)
@@ -165,6 +166,7 @@ static json_t *board_model(const game_loaded *g, int seat)
 			if (cell->owner >= 0)
 				json_object_set_new(o, "side", json_string(g->rules->seat_names[cell->owner]));
 			if (cell->controllers) {
+				shared = 1;
 				json_t *who = view_seat_list(g->rules, cell->controllers);
 				char *names = NULL;
 				for (size_t k = 0; k < json_array_size(who); k++) {
@@ -196,8 +198,10 @@ static json_t *board_model(const game_loaded *g, int seat)
 			json_object_set_new(o, "square", json_string(v->cell[hd->row][hd->col].name));
 		json_array_append_new(holdings, o);
 	}
+	json_t *out = json_pack("{s:o, s:o, s:o, s:b, s:b}", "cols", cols, "rows", rows, "holdings", holdings,
+				"has_holdings", v->nholdings > 0, "shared", shared);
 	free(v);
-	return json_pack("{s:o, s:o, s:o}", "cols", cols, "rows", rows, "holdings", holdings);
+	return out;
 }
 
 /* The history with move numbers and player names, newest last. */

@@ -72,7 +72,9 @@ void view_oriented(const game_loaded *g, int seat, rules_view *out)
 char *view_board_text(const game_loaded *g, int seat)
 {
 	rules_view *v = xmalloc(sizeof *v);
-	size_t cap = 4096, n = 0;
+	/* With more than two seats case cannot tell the sides apart: prefix the seat's initial. */
+	int marked = g->rules->nseats > 2, w = marked ? 4 : 2, shared = 0;
+	size_t cap = 8192, n = 0;
 	char *out = xmalloc(cap);
 
 #define PUT(...) do { \
@@ -82,23 +84,37 @@ char *view_board_text(const game_loaded *g, int seat)
 	view_oriented(g, seat, v);
 	PUT("    ");
 	for (int c = 0; c < v->cols; c++)
-		PUT(c + 1 < v->cols ? "%-2s" : "%s", v->col_label[c]);
+		PUT("%-*s", c + 1 < v->cols ? w : 0, v->col_label[c]);
 	PUT("\n");
 	for (int r = 0; r < v->rows; r++) {
 		PUT("%3s ", v->row_label[r]);
 		for (int c = 0; c < v->cols; c++) {
 			const rules_cell *cell = &v->cell[r][c];
-			const char *shown = cell->piece[0] ? cell->piece :
-				!strcmp(cell->kind, "river") ? "~" : !strcmp(cell->kind, "prison") ? "+" :
-				!strcmp(cell->kind, "off") ? " " : ".";
-			PUT("%-2s", shown);
+			char shown[8];
+			if (cell->piece[0] && marked) {
+				char who = cell->controllers ? '*' : cell->owner >= 0 ?
+					(char)(g->rules->seat_names[cell->owner][0] | 0x20) : '?';
+				shared |= cell->controllers != 0;
+				snprintf(shown, sizeof shown, "%c%s", who, cell->piece);
+			} else {
+				snprintf(shown, sizeof shown, "%s", cell->piece[0] ? cell->piece :
+					 !strcmp(cell->kind, "river") ? "~" : !strcmp(cell->kind, "prison") ? "+" :
+					 !strcmp(cell->kind, "off") ? " " : ".");
+			}
+			PUT("%-*s", w, shown);
 		}
 		PUT("%s\n", v->row_label[r]);
 	}
 	PUT("    ");
 	for (int c = 0; c < v->cols; c++)
-		PUT(c + 1 < v->cols ? "%-2s" : "%s", v->col_label[c]);
+		PUT("%-*s", c + 1 < v->cols ? w : 0, v->col_label[c]);
 	PUT("\n");
+	if (marked) {
+		PUT("\n");
+		for (int i = 0; i < g->rules->nseats; i++)
+			PUT("%s%c = %s", i ? ", " : "", g->rules->seat_names[i][0] | 0x20, g->rules->seat_names[i]);
+		PUT("%s\n", shared ? ", * = shared" : "");
+	}
 	for (int h = 0; h < v->nholdings; h++) {
 		const rules_holding *hd = &v->holding[h];
 		PUT("\n%s: ", hd->name);
