@@ -56,6 +56,7 @@ typedef struct rules_move {
 	_Alignas(8) unsigned char raw[RULES_MOVE_BYTES];
 	int seat;
 	int partial;
+	int anytime;     /* may be made outside the seat's turn (an alliance declaration, say) */
 } rules_move;
 
 /* A growable list of moves; the caller frees it with rules_move_list_free. */
@@ -87,7 +88,21 @@ typedef struct rules_cell {
 	unsigned char controllers;  /* bit mask of the seats that may move a shared piece; 0 otherwise */
 	char kind[12];   /* "" ordinary, or a class such as "river", "prison", "off" */
 	char name[8];    /* the square as the notation writes it ("5 3", "e1"); "" = "<row> <col>" labels */
+	unsigned char walls;  /* sides of the cell with a wall, as drawn: RULES_WALL_* bits */
+	signed char facing;   /* where the piece's front points, as drawn: RULES_FACING_*, or -1 (0 if unused) */
 } rules_cell;
+
+#define RULES_WALL_TOP 1
+#define RULES_WALL_RIGHT 2
+#define RULES_WALL_BOTTOM 4
+#define RULES_WALL_LEFT 8
+
+/* Facings are quarter turns clockwise from "up the page"; 0 also means "no facing" for games without. */
+#define RULES_FACING_NONE (-1)
+#define RULES_FACING_UP 0
+#define RULES_FACING_RIGHT 1
+#define RULES_FACING_DOWN 2
+#define RULES_FACING_LEFT 3
 
 typedef struct rules_holding {
 	char name[48];       /* "South's prison 4" */
@@ -104,6 +119,9 @@ typedef struct rules_view {
 	char col_label[RULES_MAX_COLS][4];
 	int nholdings;
 	rules_holding holding[RULES_MAX_HOLDINGS];
+	int has_facing;          /* cells carry facings */
+	int nnotes;              /* public state in words: alliances, who controls which army... */
+	char notes[8][160];
 } rules_view;
 
 typedef struct rules_position rules_position;  /* opaque, one per game */
@@ -146,7 +164,8 @@ typedef struct rules_game {
 	size_t (*continuations)(const rules_position *pos, const rules_move *partial,
 				rules_move_list *out);
 
-	/* Apply a complete legal move (as returned by parse). Draws any dice
+	/* Apply a complete legal move (as returned by parse; moves with anytime set
+	 * may come from a seat that is not to move). Draws any dice
 	 * through dice. On error pos is unchanged. */
 	int (*apply)(rules_position *pos, const rules_move *move, const rules_dice *dice,
 		     rules_outcome *outcome, rules_error *err);

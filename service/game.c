@@ -374,11 +374,13 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 		r = app_fail(err, E_STALE, "the game is at ply %d, not %d", g.rec->ply, ply);
 		goto out;
 	}
-	if (!(game_turn_mask(&g) & (1u << seat))) {
+	/* Parse first: some actions (alliance declarations) may be made out of turn. */
+	int parsed = g.rules->parse(g.pos, seat, text, &mv, &re);
+	if (!(game_turn_mask(&g) & (1u << seat)) && (parsed || !mv.anytime)) {
 		r = app_fail(err, E_NOT_YOUR_TURN, "it is not %s's turn", g.rules->seat_names[seat]);
 		goto out;
 	}
-	if (g.rules->parse(g.pos, seat, text, &mv, &re)) {
+	if (parsed) {
 		r = map_rules_error(&re, err);
 		goto out;
 	}

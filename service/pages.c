@@ -163,6 +163,18 @@ static json_t *board_model(const game_loaded *g, int seat)
 			const rules_cell *cell = &v->cell[r][c];
 			json_t *o = json_pack("{s:s, s:s, s:s}", "piece", cell->piece, "kind", cell->kind,
 				"square", cell->name);
+			if (cell->walls) {
+				char walls[48] = "";
+				static const char *const side[] = {" wall-t", " wall-r", " wall-b", " wall-l"};
+				for (int k = 0; k < 4; k++)
+					if (cell->walls & (1 << k))
+						strcat(walls, side[k]);
+				json_object_set_new(o, "walls", json_string(walls + 1));
+			}
+			if (v->has_facing && cell->piece[0] && cell->facing >= 0) {
+				static const char *const arrows[] = {"\u2191", "\u2192", "\u2193", "\u2190"};
+				json_object_set_new(o, "arrow", json_string(arrows[cell->facing & 3]));
+			}
 			if (cell->owner >= 0)
 				json_object_set_new(o, "side", json_string(g->rules->seat_names[cell->owner]));
 			if (cell->controllers) {
@@ -198,8 +210,11 @@ static json_t *board_model(const game_loaded *g, int seat)
 			json_object_set_new(o, "square", json_string(v->cell[hd->row][hd->col].name));
 		json_array_append_new(holdings, o);
 	}
-	json_t *out = json_pack("{s:o, s:o, s:o, s:b, s:b}", "cols", cols, "rows", rows, "holdings", holdings,
-				"has_holdings", v->nholdings > 0, "shared", shared);
+	json_t *notes = json_array();
+	for (int i = 0; i < v->nnotes; i++)
+		json_array_append_new(notes, json_string(v->notes[i]));
+	json_t *out = json_pack("{s:o, s:o, s:o, s:b, s:b, s:o}", "cols", cols, "rows", rows, "holdings", holdings,
+				"has_holdings", v->nholdings > 0, "shared", shared, "notes", notes);
 	free(v);
 	return out;
 }

@@ -8,6 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What is drawn on a cell turns with the board: its walls and its piece's facing. */
+static void turn_cell(rules_cell *cell, int turns, int has_facing)
+{
+	unsigned w = cell->walls;
+
+	for (int i = 0; i < turns; i++)
+		w = ((w << 1) | (w >> 3)) & 15;   /* top -> right -> bottom -> left -> top */
+	cell->walls = (unsigned char)w;
+	if (has_facing && cell->facing >= 0)
+		cell->facing = (signed char)((cell->facing + turns) % 4);
+}
+
 /* Copy src rotated by turns clockwise quarter turns into dst (square boards for odd turns). */
 static void rotate(const rules_view *src, int turns, rules_view *dst)
 {
@@ -25,6 +37,7 @@ static void rotate(const rules_view *src, int turns, rules_view *dst)
 			default: sr = c, sc = n - 1 - r; break;         /* the right edge comes to the top */
 			}
 			dst->cell[r][c] = src->cell[sr][sc];
+			turn_cell(&dst->cell[r][c], turns, src->has_facing);
 		}
 		switch (turns) {
 		case 1:
