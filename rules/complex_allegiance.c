@@ -1459,6 +1459,7 @@ static void ca_view(const rules_position *pos, rules_view *out)
 			rules_cell *cell = &out->cell[r][f];
 			const square *c = &pos->board[r][f];
 			cell->owner = -1;
+			snprintf(cell->name, sizeof cell->name, "%c%d", 'a' + f, r + 1);
 			if (is_corner(r, f)) {
 				strcpy(cell->kind, "off");
 				continue;

@@ -1,0 +1,611 @@
+#!/usr/bin/env python3
+"""four_players.py - black-box tests of four-player games (Complex Allegiance Chess).
+
+usage: four_players.py path/to/rookery [unittest options]
+
+The real daemon on 127.0.0.1 (the harness of blackbox.py), driven over the
+JSON API and the HTML game page: a scripted game played to the first King
+capture (a shared-pawn double step by each of the four seats, en passant,
+castling by two seats, a promotion), seat tokens and turns, resignation and
+draws by agreement of all four seats, and the board as each seat's page draws
+it. The rules are /work/shared/rules/complex-allegiance.md (sections cited as
+"spec 6.3" and so on).
+
+Python standard library only.
+"""
+import html.parser
+import os
+import re
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import blackbox  # noqa: E402  (the daemon harness and HTTP helpers)
+
+VARIANT = "complex-allegiance"
+SEATS = ("North", "East", "South", "West")          # turn order, North first (spec 3)
+NAMES = ("Nora", "Emil", "Saul", "Wanda")
+FILES = "abcdefghij"
+CORNERS = {"a1", "j1", "a10", "j10"}
+OPPOSITE = {"North": "South", "East": "West", "South": "North", "West": "East"}
+
+# The scripted game: (seat, text sent, canonical echo, note). Moves go round
+# North, East, South, West. What each one is for:
+#   plies 0-7   clear the squares the shared-pawn double steps need;
+#   ply 9       East double-steps the shared NE pawn along rank 2 (i2-g2);
+#   ply 10      South double-steps the shared SE pawn (i9-i7);
+#   ply 11      West double-steps the shared SW pawn along rank 9 (b9-d9);
+#   ply 20      North castles O-O (King e1-c1, Rook b1-d1);
+#   ply 24      North double-steps the shared NW pawn (b2-b4) over b3 ...
+#   ply 25      ... East castles, written as the King's move (Kj5-j3 = O-O) ...
+#   ply 26      ... and South, on its first turn after the double step, takes
+#               the NW pawn en passant with its c-pawn (c4xb3, removes b4);
+#   ply 34      the same South pawn promotes on rank 1 (no letter: a Queen);
+#   ply 38      the new Queen takes North's castled King on c1: South wins.
+# Several moves are sent in other spellings than the canonical one (spec 8.1).
+SCRIPT = [
+    ("North", "g2-g4", "g2-g4", ""),
+    ("East", "i8-g8", "i8-g8", ""),
+    ("South", "c9c7", "c9-c7", ""),
+    ("West", "b3-c3", "b3-c3", ""),
+    ("North", "h2 h4", "h2-h4", ""),
+    ("East", "i7-g7", "i7-g7", ""),
+    ("South", "d9-d7", "d9-d7", ""),
+    ("West", "b4-d4", "b4-d4", ""),
+    ("North", "e2-e3", "e2-e3", ""),
+    ("East", "i2-g2", "i2-g2", ""),            # shared NE pawn, East's double step
+    ("South", "i9-i7", "i9-i7", ""),           # shared SE pawn, South's double step
+    ("West", "B9-D9", "b9-d9", ""),            # shared SW pawn, West's double step
+    ("North", "nc1d3", "Nc1-d3", ""),
+    ("East", "Nj3-h2", "Nj3-h2", ""),
+    ("South", "c7-c6", "c7-c6", ""),
+    ("West", "b8-c8", "b8-c8", ""),
+    ("North", "bd1-e2", "Bd1-e2", ""),
+    ("East", "i3-h3", "i3-h3", ""),
+    ("South", "c6-c5", "c6-c5", ""),
+    ("West", "c8-d8", "c8-d8", ""),
+    ("North", "0-0", "O-O", ""),               # castling, King e1-c1 and Rook b1-d1
+    ("East", "Bj4-i3", "Bj4-i3", ""),
+    ("South", "c5-c4", "c5-c4", ""),
+    ("West", "d8-e8", "d8-e8", ""),
+    ("North", "b2-b4", "b2-b4", ""),           # shared NW pawn, North's double step over b3
+    ("East", "Kj5-j3", "O-O", ""),             # castling as the King's move: K j5-j3, R j2-j4
+    ("South", "C4XB3 ep", "c4xb3", "en passant, removes b4"),
+    ("West", "e8-f8", "e8-f8", ""),
+    ("North", "f2-f4", "f2-f4", ""),
+    ("East", "i5-h5", "i5-h5", ""),
+    ("South", "b3-b2", "b3-b2", ""),
+    ("West", "b7-c7", "b7-c7", ""),
+    ("North", "Nh1-g3", "Nh1-g3", ""),
+    ("East", "i6-g6", "i6-g6", ""),
+    ("South", "b2b1", "b2-b1=Q", ""),          # promotion on South's far edge, Queen by default
+    ("West", "b6-c6", "b6-c6", ""),
+    ("North", "f4-f5", "f4-f5", ""),
+    ("East", "h5-g5", "h5-g5", ""),
+    ("South", "Qb1xc1+ # got him", "Qb1xc1", "captures North's King: South wins"),
+]
+
+# What stands where after a ply: square -> piece as the position notation
+# writes it (owner n/e/s/w or a shared pair NW/NE/SW/SE, then the letter), or
+# None for an empty square.
+AFTER = {
+    0: {"g2": None, "g3": None, "g4": "nP"},
+    9: {"i2": None, "h2": None, "g2": "NEP"},
+    10: {"i9": None, "i8": None, "i7": "SEP"},
+    11: {"b9": None, "c9": None, "d9": "SWP"},
+    20: {"e1": None, "d1": "nR", "c1": "nK", "b1": None},
+    24: {"b2": None, "b3": None, "b4": "NWP", "c4": "sP"},
+    25: {"j5": None, "j4": "eR", "j3": "eK", "j2": None},
+    26: {"c4": None, "b4": None, "b3": "sP"},
+    34: {"b2": None, "b1": "sQ", "c1": "nK"},
+    38: {"b1": None, "c1": "sQ"},
+}
+
+# The 14 legal moves of North at the start (spec 10, CA1).
+START_NORTH_MOVES = {"Nc1-d3", "Nh1-g3"} | {f"{f}2-{f}{r}" for f in "cdefgh" for r in (3, 4)}
+
+
+def square_index(name):
+    """'j10' -> (row, col) of position.board: row 0 is rank 1, col 0 is file a."""
+    return int(name[1:]) - 1, FILES.index(name[0])
+
+
+def notation_squares(notation):
+    """The position notation 'ca1:<rank 1>/.../<rank 10>:...' as {square: piece}, pieces
+    as 'nK', 'NWP' (the never-moved mark '*' dropped), empty squares and corners None."""
+    m = re.match(r"^ca1:([^:]+):", notation)
+    assert m, notation
+    ranks = m.group(1).split("/")
+    assert len(ranks) == 10, notation
+    out = {}
+    for r, text in enumerate(ranks):
+        cells = re.findall(r"#|\.|(?:[nesw]|NW|NE|SW|SE)[KQRBNP]\*?", text)
+        assert "".join(cells) == text and len(cells) == 10, (r + 1, text)
+        for f, cell in enumerate(cells):
+            out[f"{FILES[f]}{r + 1}"] = None if cell in "#." else cell.rstrip("*")
+    return out
+
+
+class BoardParser(html.parser.HTMLParser):
+    """The game page's table.board: its rows of cells {'class', 'title', 'text'} and
+    the row and column labels; plus the text of p.places and p.result."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.rows, self.row_labels, self.col_labels = [], [], []
+        self.in_board = self.in_body = self.in_head = False
+        self.cell = None
+        self.th = None
+        self.para = None
+        self.paras = {}
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        classes = (a.get("class") or "").split()
+        if tag == "table" and "board" in classes:
+            self.in_board = True
+        elif self.in_board and tag == "tbody":
+            self.in_body = True
+        elif self.in_board and tag == "thead":
+            self.in_head = True
+        elif self.in_body and tag == "tr":
+            self.rows.append([])
+            self.row_labels.append([])
+        elif self.in_body and tag == "td":
+            self.cell = {"class": classes, "title": a.get("title"), "text": ""}
+        elif self.in_board and tag == "th":
+            self.th = ""
+        elif tag == "p" and ("places" in classes or "result" in classes):
+            self.para = "places" if "places" in classes else "result"
+            self.paras[self.para] = ""
+
+    def handle_endtag(self, tag):
+        if tag == "table" and self.in_board:
+            self.in_board = False
+        elif tag == "tbody":
+            self.in_body = False
+        elif tag == "thead":
+            self.in_head = False
+        elif tag == "td" and self.cell is not None:
+            self.cell["text"] = self.cell["text"].strip()
+            self.rows[-1].append(self.cell)
+            self.cell = None
+        elif tag == "th" and self.th is not None:
+            if self.in_head and self.th.strip():
+                self.col_labels.append(self.th.strip())
+            elif self.in_body:
+                self.row_labels[-1].append(self.th.strip())
+            self.th = None
+        elif tag == "p":
+            self.para = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell["text"] += data
+        if self.th is not None:
+            self.th += data
+        if self.para:
+            self.paras[self.para] += data
+
+
+TITLE = re.compile(r"^(?:(?P<file>[a-j])(?P<rank>10|[1-9])|(?P<rank2>10|[1-9]) (?P<file2>[a-j]))"
+                   r"(?:: shared by (?P<a>[A-Z][a-z]+) and (?P<b>[A-Z][a-z]+))?$")
+
+
+def parse_title(title):
+    """A cell's title -> (square like 'e1', set of the sharing seats or None).
+
+    Accepts the square written as the notation writes it ('j10') and, so that the
+    orientation tests do not hinge on it, also as '<rank> <file>' ('10 j'), which the
+    server writes today; test_square_names holds the server to 'j10'."""
+    m = TITLE.match(title or "")
+    if not m:
+        raise AssertionError(f"cell title {title!r} names no square")
+    square = (m.group("file") + m.group("rank")) if m.group("file") else (m.group("file2") + m.group("rank2"))
+    shared = {m.group("a"), m.group("b")} if m.group("a") else None
+    return square, shared
+
+
+def expected_grid(seat):
+    """The square names as the seat's page draws them, top row first, left to right:
+    the seat's home edge at the bottom (spec 3), seen from its own side of the table."""
+    grid = []
+    for r in range(10):
+        row = []
+        for c in range(10):
+            if seat in ("South", None):      # rank 1 at the top, file a on the left (spec 2)
+                f, rank = c, r + 1
+            elif seat == "North":            # turned half round: rank 1 at the bottom, file j on the left
+                f, rank = 9 - c, 10 - r
+            elif seat == "East":             # file j at the bottom, rank 10 on the left
+                f, rank = r, 10 - c
+            else:                            # West: file a at the bottom, rank 1 on the left
+                f, rank = 9 - r, c + 1
+            row.append(f"{FILES[f]}{rank}")
+        grid.append(row)
+    return grid
+
+
+class FourPlayerCase(blackbox.DaemonCase):
+    """Helpers for games of four seats."""
+
+    def new_game(self, names=NAMES):
+        r = self.d.post("/api/games", {"variant": VARIANT, "seats": [{"name": n} for n in names]})
+        self.assertEqual(r.status, 201, r)
+        g = r.json()
+        self.assertEqual([s["seat"] for s in g["seats"]], list(SEATS))
+        self.assertEqual([s["name"] for s in g["seats"]], list(names))
+        tokens = {s["seat"]: s["token"] for s in g["seats"]}
+        self.assertEqual(len(set(tokens.values())), 4, "every seat has its own token")
+        self.d.secrets.update(tokens.values())
+        return g["id"], tokens
+
+    def move(self, gid, tokens, seat, text, ply):
+        """A move that must be accepted; returns the answer."""
+        r = self.d.move(gid, tokens[seat], text, ply)
+        self.assertEqual(r.status, 201, (ply, seat, text, r))
+        return r.json()
+
+    def play_script(self, gid, tokens, upto):
+        """Play SCRIPT[:upto] without the per-move checks of the scripted test."""
+        for ply, (seat, text, _canon, _note) in enumerate(SCRIPT[:upto]):
+            self.move(gid, tokens, seat, text, ply)
+
+    def draw(self, gid, token, action):
+        return self.d.post(f"/api/games/{gid}/draw", {"action": action}, token=token)
+
+    def draw_ok(self, gid, token, action):
+        r = self.draw(gid, token, action)
+        self.assertEqual(r.status, 200, (action, r))
+        return r.json()
+
+    def page(self, gid, token=None):
+        path = f"/games/{gid}" + (f"?seat={token}" if token else "")
+        r = self.d.get(path)
+        self.assertEqual(r.status, 200, r)
+        p = BoardParser()
+        p.feed(r.text)
+        p.close()
+        self.assertEqual(len(p.rows), 10, "the board has 10 rows")
+        for row in p.rows:
+            self.assertEqual(len(row), 10, "every row has 10 cells")
+        return p, r.text
+
+    def assert_places(self, result, places):
+        self.assertEqual([{"place": p, "seats": list(s)} for p, s in places], result["places"])
+
+
+class ScriptedGameTests(FourPlayerCase):
+
+    def test_scripted_game_to_king_capture(self):
+        gid, tokens = self.new_game()
+        for ply, (seat, text, canon, note) in enumerate(SCRIPT):
+            with self.subTest(ply=ply, seat=seat, move=text):
+                if ply == 26:
+                    # South's first turn after North's double step b2-b4: the en passant
+                    # capture is among South's legal moves (spec 6.3).
+                    self.assertIn("c4xb3", self.d.game(gid, tokens["South"])["legal_moves"])
+                j = self.move(gid, tokens, seat, text, ply)
+                self.assertEqual(j["ply"], ply)
+                self.assertEqual(j["seat"], seat)
+                self.assertEqual(j["move"], canon, "canonical echo")
+                self.assertEqual(j["note"], note)
+                self.assertEqual(j["dice"], [])
+                self.assertIs(j["duplicate"], False)
+                g = j["game"]
+                self.assertEqual(g["ply"], ply + 1)
+                self.assertEqual(g["seat"], seat)
+                self.assertEqual(g["legal_moves"], [], "the mover has no moves right after moving")
+                last = ply == len(SCRIPT) - 1
+                if not last:
+                    self.assertEqual(g["status"], "running")
+                    self.assertEqual(g["turn"], [SEATS[(ply + 1) % 4]], "turns go North, East, South, West")
+                    self.assertIsNone(g["result"])
+                pos = notation_squares(g["position"]["notation"])
+                for square, piece in AFTER.get(ply, {}).items():
+                    self.assertEqual(pos[square], piece, f"{square} after ply {ply}")
+                    r, c = square_index(square)
+                    self.assertEqual(g["position"]["board"][r][c], piece[-1] if piece else None,
+                                     f"position.board at {square} after ply {ply}")
+
+        # The first King capture ends the game: South 1st, East and West share 2nd, North 4th.
+        g = self.d.game(gid)
+        self.assertEqual(g["status"], "over")
+        self.assertEqual(g["turn"], [])
+        self.assertEqual(g["ply"], len(SCRIPT))
+        self.assertEqual(g["result"]["summary"],
+                         "South wins: North's King captured (South 1st, East and West share 2nd, North 4th)")
+        self.assertEqual(g["result"]["ranks"], [4, 2, 1, 2])
+        self.assert_places(g["result"], [(1, ["South"]), (2, ["East", "West"]), (4, ["North"])])
+        self.assertNotIn("nK", notation_squares(g["position"]["notation"]).values())
+        for seat in SEATS:
+            mine = self.d.game(gid, tokens[seat])
+            self.assertEqual(mine["seat"], seat)
+            self.assertEqual(mine["legal_moves"], [], seat)
+
+        # The history: every ply in order, the seats in turn, the canonical moves and notes.
+        r = self.d.get(f"/api/games/{gid}/moves")
+        self.assertEqual(r.status, 200, r)
+        moves = r.json()["moves"]
+        self.assertEqual([(m["ply"], m["seat"], m["move"], m["note"]) for m in moves],
+                         [(i, s, c, n) for i, (s, _t, c, n) in enumerate(SCRIPT)])
+
+        # After the end: the last move again is a duplicate; anything new is game_over.
+        r = self.d.move(gid, tokens["South"], "Qb1-c1", len(SCRIPT) - 1)
+        self.assertEqual(r.status, 200, r)
+        self.assertIs(r.json()["duplicate"], True)
+        self.assertError(self.d.move(gid, tokens["West"], "b5-c5", len(SCRIPT)), 409, "game_over")
+        self.assertError(self.d.post(f"/api/games/{gid}/resign", {}, token=tokens["East"]), 409, "game_over")
+        self.assertError(self.draw(gid, tokens["West"], "offer"), 409, "game_over")
+
+        # Every seat's page (and the public one) shows the result with the places.
+        for token in [tokens[s] for s in SEATS] + [None]:
+            p, text = self.page(gid, token)
+            self.assertIn("South wins: North", p.paras.get("result", ""))
+            places = " ".join(p.paras.get("places", "").split())
+            self.assertEqual(places, "place 1: South place 2: East West place 4: North")
+            self.assertNotIn('class="move"', text)
+            self.assertNotIn('class="resign"', text)
+
+
+class SeatAndTurnTests(FourPlayerCase):
+
+    def test_each_token_opens_its_own_seat(self):
+        gid, tokens = self.new_game()
+        public = self.d.game(gid)
+        self.assertNotIn("seat", public)
+        self.assertNotIn("legal_moves", public)
+        self.assertEqual([s["seat"] for s in public["seats"]], list(SEATS))
+        self.assertEqual(public["turn"], ["North"])
+        for ply in range(5):
+            to_move = SEATS[ply % 4]
+            for seat in SEATS:
+                g = self.d.game(gid, tokens[seat])
+                self.assertEqual(g["seat"], seat)
+                self.assertEqual(g["turn"], [to_move])
+                if seat == to_move:
+                    self.assertTrue(g["legal_moves"], f"{seat} is to move at ply {ply} and has moves")
+                    if ply == 0:
+                        self.assertEqual(set(g["legal_moves"]), START_NORTH_MOVES)
+                        self.assertEqual(len(g["legal_moves"]), 14)
+                else:
+                    self.assertEqual(g["legal_moves"], [], f"{seat} is not to move at ply {ply}")
+            self.move(gid, tokens, to_move, SCRIPT[ply][1], ply)
+
+    def test_move_out_of_turn(self):
+        gid, tokens = self.new_game()
+        # Before North's first move nobody else may move (spec 10, CA1: i3-h3 by East).
+        for seat, text in (("East", "i3-h3"), ("South", "c9-c8"), ("West", "b3-c3")):
+            self.assertError(self.d.move(gid, tokens[seat], text, 0), 403, "not_your_turn")
+        self.move(gid, tokens, "North", "e2-e4", 0)
+        # Now East; North may not move twice, South and West may not jump the queue.
+        for seat, text in (("North", "d2-d4"), ("South", "c9-c8"), ("West", "b3-c3")):
+            self.assertError(self.d.move(gid, tokens[seat], text, 1), 403, "not_your_turn")
+        self.assertEqual(self.d.game(gid)["ply"], 1)
+        self.move(gid, tokens, "East", "i3-h3", 1)
+        self.assertEqual(self.d.game(gid)["turn"], ["South"])
+
+    def test_shared_pawn_of_others_is_refused(self):
+        gid, tokens = self.new_game()
+        # North controls NW and NE only (spec 5.7): SW and SE are South's and West's / East's.
+        msg = self.assertError(self.d.move(gid, tokens["North"], "b9-b8", 0), 422, "illegal_move")
+        self.assertIn("shared SW Pawn", msg)
+        self.assertIn("South and West", msg)
+        msg = self.assertError(self.d.move(gid, tokens["North"], "i9-i8", 0), 422, "illegal_move")
+        self.assertIn("shared SE Pawn", msg)
+        self.play_script(gid, tokens, 8)    # ... up to West b4-d4: b3 and b4 are now empty
+        # North's own shared NW pawn moves (b2-b4 is legal, spec 5.5), a SW pawn does not.
+        north = self.d.game(gid, tokens["North"])["legal_moves"]
+        self.assertIn("b2-b4", north)
+        self.assertFalse([m for m in north if m.startswith(("b9", "i9"))], north)
+        msg = self.assertError(self.d.move(gid, tokens["North"], "b9-b10", 8), 422, "illegal_move")
+        self.assertIn("moved only by South and West", msg)
+        # Nor may East move the NW pawn, nor West the NE pawn.
+        self.move(gid, tokens, "North", "e2-e3", 8)
+        msg = self.assertError(self.d.move(gid, tokens["East"], "b2-a2", 9), 422, "illegal_move")
+        self.assertIn("moved only by North and West", msg)
+        self.assertEqual(self.d.game(gid)["ply"], 9, "a refused move changes nothing")
+
+
+class ResignAndDrawTests(FourPlayerCase):
+
+    def test_resign(self):
+        # Resigning counts as the resigner's King taken by the opposite seat (spec 7, house 12):
+        # the opposite seat is 1st, the resigner 4th, the two others share 2nd. Any time, any turn.
+        cases = [
+            ("East", 0, "West wins: East resigned (West 1st, North and South share 2nd, East 4th)",
+             [2, 4, 2, 1], [(1, ["West"]), (2, ["North", "South"]), (4, ["East"])]),
+            ("North", 3, "South wins: North resigned (South 1st, East and West share 2nd, North 4th)",
+             [4, 2, 1, 2], [(1, ["South"]), (2, ["East", "West"]), (4, ["North"])]),
+            ("West", 6, "East wins: West resigned (East 1st, North and South share 2nd, West 4th)",
+             [2, 1, 2, 4], [(1, ["East"]), (2, ["North", "South"]), (4, ["West"])]),
+        ]
+        for seat, plies, summary, ranks, places in cases:
+            with self.subTest(resigner=seat):
+                gid, tokens = self.new_game()
+                self.play_script(gid, tokens, plies)
+                r = self.d.post(f"/api/games/{gid}/resign", token=tokens[seat])
+                self.assertEqual(r.status, 200, r)
+                g = r.json()
+                self.assertEqual(g["seat"], seat)
+                self.assertEqual(g["status"], "over")
+                self.assertEqual(g["turn"], [])
+                self.assertEqual(g["ply"], plies, "resigning is not a ply")
+                self.assertEqual(g["result"]["summary"], summary)
+                self.assertEqual(g["result"]["ranks"], ranks)
+                self.assert_places(g["result"], places)
+                self.assertEqual(self.d.game(gid)["result"], g["result"])
+                for other in SEATS:
+                    self.assertEqual(self.d.game(gid, tokens[other])["legal_moves"], [])
+                self.assertError(self.d.move(gid, tokens[SEATS[plies % 4]], SCRIPT[plies][1], plies),
+                                 409, "game_over")
+                self.assertError(self.d.post(f"/api/games/{gid}/resign", token=tokens[OPPOSITE[seat]]),
+                                 409, "game_over")
+                p, _ = self.page(gid, tokens[OPPOSITE[seat]])
+                want = " ".join(f"place {n}: {' '.join(s)}" for n, s in places)
+                self.assertEqual(" ".join(p.paras.get("places", "").split()), want)
+
+    def test_draw_needs_all_four(self):
+        gid, tokens = self.new_game()
+        self.play_script(gid, tokens, 2)        # South is to move
+        g = self.draw_ok(gid, tokens["North"], "offer")
+        self.assertEqual(g["draw_offer"], "North")
+        self.assertEqual(g["draw_accepted_by"], ["North"])
+        self.assertError(self.draw(gid, tokens["North"], "accept"), 409, "no_draw_offer")
+        self.draw_ok(gid, tokens["East"], "accept")
+        g = self.draw_ok(gid, tokens["South"], "accept")
+        # Three of four: still running, the offer stands with its three seats.
+        self.assertEqual(g["status"], "running")
+        self.assertIsNone(g["result"])
+        self.assertEqual(g["draw_offer"], "North")
+        self.assertEqual(sorted(g["draw_accepted_by"]), ["East", "North", "South"])
+        self.assertEqual(self.d.game(gid)["draw_accepted_by"], g["draw_accepted_by"])
+        self.assertError(self.draw(gid, tokens["East"], "accept"), 409, "no_draw_offer")
+        self.assertError(self.draw(gid, tokens["South"], "offer"), 409, "draw_offer_pending")
+        # The fourth declines: the offer is gone, nobody's agreement remains.
+        g = self.draw_ok(gid, tokens["West"], "decline")
+        self.assertEqual(g["status"], "running")
+        self.assertIsNone(g["draw_offer"])
+        self.assertEqual(g["draw_accepted_by"], [])
+        self.assertError(self.draw(gid, tokens["East"], "accept"), 409, "no_draw_offer")
+        # A new offer (by West this time) accepted by all three others draws the game:
+        # everybody shares 2nd (spec 7).
+        self.draw_ok(gid, tokens["West"], "offer")
+        for seat in ("South", "North"):
+            g = self.draw_ok(gid, tokens[seat], "accept")
+            self.assertEqual(g["status"], "running")
+        g = self.draw_ok(gid, tokens["East"], "accept")
+        self.assertEqual(g["status"], "over")
+        self.assertEqual(g["turn"], [])
+        self.assertIsNone(g["draw_offer"])
+        self.assertEqual(g["result"]["summary"], "drawn by agreement")
+        self.assertEqual(g["result"]["ranks"], [2, 2, 2, 2])
+        self.assert_places(g["result"], [(2, SEATS)])
+        self.assertError(self.d.move(gid, tokens["South"], SCRIPT[2][1], 2), 409, "game_over")
+        p, _ = self.page(gid, tokens["West"])
+        self.assertIn("drawn by agreement", p.paras.get("result", ""))
+        self.assertEqual(" ".join(p.paras.get("places", "").split()), "place 2: North East South West")
+
+    def test_draw_accepted_by_lists_seats_in_seat_order(self):
+        # docs/api.md: the seats that agreed, the offerer among them, in seat order.
+        gid, tokens = self.new_game()
+        self.draw_ok(gid, tokens["West"], "offer")
+        g = self.draw_ok(gid, tokens["North"], "accept")
+        self.assertEqual(g["draw_offer"], "West")
+        self.assertEqual(g["draw_accepted_by"], ["North", "West"])
+
+    def test_draw_offer_lapses_on_a_move_by_a_seat_that_has_not_agreed(self):
+        gid, tokens = self.new_game()
+        # North offers and then moves: the offerer has agreed, the offer stands.
+        self.draw_ok(gid, tokens["North"], "offer")
+        self.move(gid, tokens, "North", SCRIPT[0][1], 0)
+        g = self.d.game(gid)
+        self.assertEqual(g["draw_offer"], "North")
+        self.assertEqual(g["draw_accepted_by"], ["North"])
+        # East accepts, then moves: still standing.
+        self.draw_ok(gid, tokens["East"], "accept")
+        self.move(gid, tokens, "East", SCRIPT[1][1], 1)
+        g = self.d.game(gid)
+        self.assertEqual(g["draw_offer"], "North")
+        self.assertEqual(g["draw_accepted_by"], ["North", "East"])
+        # South has not agreed: its move lets the offer lapse.
+        self.move(gid, tokens, "South", SCRIPT[2][1], 2)
+        g = self.d.game(gid)
+        self.assertIsNone(g["draw_offer"])
+        self.assertEqual(g["draw_accepted_by"], [])
+        self.assertEqual(g["status"], "running")
+        self.assertError(self.draw(gid, tokens["West"], "accept"), 409, "no_draw_offer")
+        # A fresh offer can be made and withdrawn by its offerer only.
+        self.draw_ok(gid, tokens["South"], "offer")
+        self.assertError(self.draw(gid, tokens["West"], "withdraw"), 409, "no_draw_offer")
+        g = self.draw_ok(gid, tokens["South"], "withdraw")
+        self.assertIsNone(g["draw_offer"])
+
+
+class GamePageTests(FourPlayerCase):
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        r = cls.d.post("/api/games", {"variant": VARIANT, "seats": [{"name": n} for n in NAMES]})
+        assert r.status == 201, r
+        cls.gid = r.json()["id"]
+        cls.tokens = {s["seat"]: s["token"] for s in r.json()["seats"]}
+        cls.d.secrets.update(cls.tokens.values())
+
+    def test_board_turned_to_each_seat(self):
+        # Each seat's page draws its home edge at the bottom (spec 3): South rank 10,
+        # North rank 1, East file j, West file a; the spectator's page is drawn as the spec
+        # draws the board (rank 1 at the top, file a on the left).
+        start = notation_squares(self.d.game(self.gid)["position"]["notation"])
+        for seat in SEATS + (None,):
+            with self.subTest(seat=seat or "spectator"):
+                p, text = self.page(self.gid, self.tokens[seat] if seat else None)
+                names = [[parse_title(c["title"])[0] for c in row] for row in p.rows]
+                self.assertEqual(names, expected_grid(seat))
+                # The corner cells are off the board, and only they.
+                for row in p.rows:
+                    for c in row:
+                        square = parse_title(c["title"])[0]
+                        self.assertEqual("off" in c["class"], square in CORNERS, c)
+                        if square in CORNERS:
+                            self.assertEqual(c["text"], "")
+                for r, c in ((0, 0), (0, 9), (9, 0), (9, 9)):
+                    self.assertIn("off", p.rows[r][c]["class"])
+                # The pieces are where the position has them, in their owner's colour.
+                for row in p.rows:
+                    for c in row:
+                        square, shared = parse_title(c["title"])
+                        piece = start[square]
+                        self.assertEqual(c["text"], piece[-1] if piece else "", square)
+                        if piece and piece[0] in "nesw":
+                            side = {"n": "North", "e": "East", "s": "South", "w": "West"}[piece[0]]
+                            self.assertIn("side-" + side, c["class"], square)
+                            self.assertIsNone(shared, square)
+                # The seat's own back row is the bottom row: its King is drawn there.
+                if seat:
+                    bottom = [c for c in p.rows[9] if c["text"] == "K"]
+                    self.assertEqual(len(bottom), 1, p.rows[9])
+                    self.assertIn("side-" + seat, bottom[0]["class"])
+                # The labels around the board follow the turn.
+                want_rows = [str(n) for n in range(1, 11)] if seat in ("South", None) else \
+                    [str(n) for n in range(10, 0, -1)] if seat == "North" else \
+                    list(FILES) if seat == "East" else list(reversed(FILES))
+                self.assertEqual([labels[0] for labels in p.row_labels], want_rows)
+                if seat == "East":
+                    self.assertEqual(p.col_labels, [str(n) for n in range(10, 0, -1)])
+                if seat == "West":
+                    self.assertEqual(p.col_labels, [str(n) for n in range(1, 11)])
+                if seat:
+                    # Only North, to move first, has the move form.
+                    self.assertEqual('class="move"' in text, seat == "North", seat)
+
+    def test_square_names(self):
+        # A cell's title names its square as the notation writes it ("e1", "j10").
+        p, _ = self.page(self.gid, self.tokens["South"])
+        titles = [[c["title"].split(":")[0] for c in row] for row in p.rows]
+        self.assertEqual(titles, expected_grid("South"))
+
+    def test_shared_pieces_marked(self):
+        want = {"b2": {"North", "West"}, "i2": {"North", "East"},
+                "b9": {"South", "West"}, "i9": {"South", "East"}}
+        for seat in SEATS:
+            with self.subTest(seat=seat):
+                p, text = self.page(self.gid, self.tokens[seat])
+                found = {}
+                for row in p.rows:
+                    for c in row:
+                        square, shared = parse_title(c["title"])
+                        self.assertEqual("side-shared" in c["class"], shared is not None, c)
+                        if shared is not None:
+                            found[square] = shared
+                            self.assertEqual(c["text"], "P")
+                            self.assertRegex(c["title"], r": shared by [A-Z][a-z]+ and [A-Z][a-z]+$")
+                self.assertEqual(found, want)
+                self.assertIn('class="chip side-shared"', text, "the legend names the shared colour")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
+        blackbox.ROOKERY = os.path.abspath(sys.argv.pop(1))
+    sys.exit(0 if unittest.main(exit=False, verbosity=2).result.wasSuccessful() else 1)
