@@ -13,8 +13,15 @@ it. The rules are /work/shared/rules/complex-allegiance.md (sections cited as
 
 Python standard library only.
 """
+import email
+import email.message
+import email.policy
+import email.utils
+import glob
 import html.parser
 import os
+import subprocess
+import time
 import re
 import sys
 import unittest
@@ -603,6 +610,76 @@ class GamePageTests(FourPlayerCase):
                             self.assertRegex(c["title"], r": shared by [A-Z][a-z]+ and [A-Z][a-z]+$")
                 self.assertEqual(found, want)
                 self.assertIn('class="chip side-shared"', text, "the legend names the shared colour")
+
+
+class MailTests(FourPlayerCase):
+    """Four people playing by replying to their mails (written to the maildir; rookery mail-in)."""
+
+    daemon_args = ("--reply-domain", "rook.test")
+
+    def mails(self, address):
+        out = []
+        for path in sorted(glob.glob(os.path.join(self.d.workdir, "mail", "new", "*"))):
+            with open(path, "rb") as f:
+                m = email.message_from_bytes(f.read(), policy=email.policy.default)
+            if m["To"].addresses[0].addr_spec == address:
+                out.append(m)
+        return out
+
+    def wait_for_mail(self, address, test, what, timeout=20):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = [m for m in self.mails(address) if test(m)]
+            if found:
+                return found[-1]
+            time.sleep(0.1)
+        self.fail(f"no {what} mail for {address}")
+
+    def reply(self, to_mail, sender, body):
+        msg = email.message.EmailMessage()
+        msg["From"] = sender
+        msg["To"] = to_mail["Reply-To"]
+        msg["Subject"] = "Re: " + to_mail["Subject"]
+        msg["Message-ID"] = email.utils.make_msgid(domain="players.test")
+        msg["In-Reply-To"] = to_mail["Message-ID"]
+        msg.set_content(body + "\n\n> " + to_mail.get_body(("plain",)).get_content().replace("\n", "\n> "))
+        r = subprocess.run([blackbox.ROOKERY, "mail-in", "--db", self.d.db], input=bytes(msg),
+                           capture_output=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_game_by_mail(self):
+        emails = {seat: f"{seat.lower()}@players.test" for seat in SEATS}
+        r = self.d.post("/api/games", {"variant": VARIANT, "seats": [
+            {"name": n, "email": emails[seat]} for n, seat in zip(NAMES, SEATS)]})
+        self.assertEqual(r.status, 201, r)
+        gid = r.json()["id"]
+        self.d.secrets.update(s["token"] for s in r.json()["seats"])
+        # Every seat is invited; only North's invitation asks for a move.
+        for seat in SEATS:
+            inv = self.wait_for_mail(emails[seat], lambda m: "invited" in m.get_body(("plain",)).get_content(),
+                                     "invitation")
+            self.assertEqual(inv["Reply-To"] is not None, seat == "North", seat)
+        # The first eight plies of the script, each sent by replying to the mail that asked for it.
+        for ply, (seat, text, canon, _note) in enumerate(SCRIPT[:8]):
+            ask = self.wait_for_mail(emails[seat], lambda m: m["Reply-To"] and f"-{SEATS.index(seat)}-{ply}-"
+                                     in m["Reply-To"], f"ply {ply} your-move")
+            self.reply(ask, emails[seat], text)
+            ok = self.wait_for_mail(emails[seat], lambda m: f"your move {canon} " in
+                                    m.get_body(("plain",)).get_content(), f"ply {ply} accepted")
+            self.assertIn("is accepted", ok.get_body(("plain",)).get_content())
+        moves = self.d.get(f"/api/games/{gid}/moves").json()["moves"]
+        self.assertEqual([m["move"] for m in moves], [c for _s, _t, c, _n in SCRIPT[:8]])
+        # North is to move again; East resigns by mail (out of turn is fine for resigning).
+        ask = self.wait_for_mail(emails["East"], lambda m: m["Reply-To"] and "-1-5-" in m["Reply-To"], "old your-move")
+        self.reply(ask, emails["East"], "resign")
+        for seat in SEATS:
+            over = self.wait_for_mail(emails[seat], lambda m: "is over" in m.get_body(("plain",)).get_content(),
+                                      "game over")
+            text = over.get_body(("plain",)).get_content()
+            self.assertIn("West wins: East resigned (West 1st, North and South share 2nd, East 4th)", text)
+            self.assertIn("Dice seed (revealed now):", text)
+        g = self.d.game(gid)
+        self.assert_places(g["result"], [(1, ["West"]), (2, ["North", "South"]), (4, ["East"])])
 
 
 if __name__ == "__main__":
