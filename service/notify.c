@@ -7,6 +7,7 @@
 #include "xalloc.h"
 
 #include <glib.h>
+#include <jansson.h>
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,19 @@ static const char *opponents(const game_loaded *g, int seat, GString *buf)
 	return buf->str;
 }
 
+/* Rolls as stored with a move ([{"sides": 12, "value": 7}, ...]) written as "  d12: 7, 3". */
+static void append_dice(GString *t, const char *stored)
+{
+	json_t *rolls = stored ? json_loads(stored, 0, NULL) : NULL, *roll;
+	size_t i;
+
+	json_array_foreach(rolls, i, roll)
+		g_string_append_printf(t, "%sd%d: %d", i ? ", " : "  ",
+				       (int)json_integer_value(json_object_get(roll, "sides")),
+				       (int)json_integer_value(json_object_get(roll, "value")));
+	json_decref(rolls);
+}
+
 /* The last few moves, numbered, with notes and dice. */
 static void append_last_moves(app *a, const game_loaded *g, GString *t)
 {
@@ -124,8 +138,7 @@ static void append_last_moves(app *a, const game_loaded *g, GString *t)
 				       moves[i].move);
 		if (moves[i].note && *moves[i].note)
 			g_string_append_printf(t, "  (%s)", moves[i].note);
-		if (moves[i].dice && strcmp(moves[i].dice, "[]"))
-			g_string_append_printf(t, "  dice %s", moves[i].dice);
+		append_dice(t, moves[i].dice);
 		g_string_append_c(t, '\n');
 	}
 	db_moves_free(moves, n);

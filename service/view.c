@@ -186,10 +186,48 @@ json_t *view_position(const game_loaded *g)
 			"seat", g->rules->seat_names[hd->owner],
 			"pieces", pieces));
 	}
-	free(v);
-	json_t *out = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "notation", notation,
+	json_t *notes = json_array();
+	for (int i = 0; i < v->nnotes; i++)
+		json_array_append_new(notes, json_string(v->notes[i]));
+	json_t *out = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "notation", notation,
 				"rows", rows, "cols", cols, "board", board, "kinds", kinds,
-				"holdings", holdings);
+				"holdings", holdings, "notes", notes);
+	/* Owners, walls and facings only where a game has them, so two-seat boards stay small. */
+	if (g->rules->nseats > 2 || v->has_facing) {
+		json_t *owners = json_array(), *facings = json_array();
+		for (int r = 0; r < v->rows; r++) {
+			json_t *oline = json_array(), *fline = json_array();
+			for (int c = 0; c < v->cols; c++) {
+				const rules_cell *cell = &v->cell[r][c];
+				json_array_append_new(oline, cell->controllers ? view_seat_list(g->rules, cell->controllers) :
+						      cell->owner >= 0 ? json_string(g->rules->seat_names[cell->owner]) : json_null());
+				json_array_append_new(fline, v->has_facing && cell->piece[0] && cell->facing >= 0 ?
+						      json_integer(cell->facing) : json_null());
+			}
+			json_array_append_new(owners, oline);
+			json_array_append_new(facings, fline);
+		}
+		json_object_set_new(out, "owners", owners);
+		if (v->has_facing)
+			json_object_set_new(out, "facings", facings);
+		else
+			json_decref(facings);
+	}
+	int any_wall = 0;
+	for (int r = 0; r < v->rows; r++)
+		for (int c = 0; c < v->cols; c++)
+			any_wall |= v->cell[r][c].walls;
+	if (any_wall) {
+		json_t *walls = json_array();
+		for (int r = 0; r < v->rows; r++) {
+			json_t *line = json_array();
+			for (int c = 0; c < v->cols; c++)
+				json_array_append_new(line, json_integer(v->cell[r][c].walls));
+			json_array_append_new(walls, line);
+		}
+		json_object_set_new(out, "walls", walls);
+	}
+	free(v);
 	free(notation);
 	return out;
 }
