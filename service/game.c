@@ -364,19 +364,23 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 		return storage_fail(err, &de);
 	if ((r = game_load(a, id, &g, err)))
 		goto out;
+	/* Parse first: some actions (alliance declarations) may be made out of turn and
+	 * whatever the ply, since they do not answer a position. */
+	int parsed = g.rules->parse(g.pos, seat, text, &mv, &re);
+	int anytime = !parsed && mv.anytime;
 	if (ply >= 0 && ply < g.rec->ply) {
 		r = answer_duplicate(a, &g, ply, seat, text, out, err);
-		goto out;
+		if (r != E_STALE || !anytime)
+			goto out;
+		memset(out, 0, sizeof *out);
 	}
 	if ((r = check_running(&g, err)))
 		goto out;
-	if (ply >= 0 && ply != g.rec->ply) {
+	if (ply >= 0 && ply != g.rec->ply && !anytime) {
 		r = app_fail(err, E_STALE, "the game is at ply %d, not %d", g.rec->ply, ply);
 		goto out;
 	}
-	/* Parse first: some actions (alliance declarations) may be made out of turn. */
-	int parsed = g.rules->parse(g.pos, seat, text, &mv, &re);
-	if (!(game_turn_mask(&g) & (1u << seat)) && (parsed || !mv.anytime)) {
+	if (!(game_turn_mask(&g) & (1u << seat)) && !anytime) {
 		r = app_fail(err, E_NOT_YOUR_TURN, "it is not %s's turn", g.rules->seat_names[seat]);
 		goto out;
 	}
