@@ -180,13 +180,15 @@ int mail_in_handle(app *a, const char *data, size_t len, const char *recipient, 
 		snprintf(msg, msg_size, "this server does not take mail");
 		return MAIL_IN_NOUSER;
 	}
+	/* GMime is not promised to be thread-safe: parse under the same lock as the composer. */
+	pthread_mutex_lock(&a->lock);
 	r = mail_parse(data, len, &m, why);
 	if (r && r != MAIL_E_NO_TEXT) {
+		pthread_mutex_unlock(&a->lock);
 		snprintf(msg, msg_size, "unreadable message: %s", why);
 		log_event("mail in: %s", msg);
 		return MAIL_IN_DATAERR;
 	}
-	pthread_mutex_lock(&a->lock);
 	r = handle(a, &m, recipient, msg, msg_size);
 	pthread_mutex_unlock(&a->lock);
 	char safe[200];
