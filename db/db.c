@@ -301,7 +301,7 @@ int db_move_append(db *d, const char *game_id, const db_move *m, db_error *err)
 	int r;
 
 	r = dbi_prepare(d, "INSERT INTO moves (game_id, ply, seat, move, note, channel, at, dice, "
-		    "position_after) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", &st, err);
+		    "position_after, secret) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", &st, err);
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, game_id);
@@ -313,7 +313,19 @@ int db_move_append(db *d, const char *game_id, const db_move *m, db_error *err)
 	dbi_bind_text(st, 7, m->at);
 	dbi_bind_text(st, 8, m->dice ? m->dice : "[]");
 	dbi_bind_text(st, 9, m->position_after);
+	sqlite3_bind_int(st, 10, m->secret);
 	return dbi_step_done(d, st, err, "append move");
+}
+
+int db_moves_reveal(db *d, const char *game_id, db_error *err)
+{
+	sqlite3_stmt *st;
+	int r = dbi_prepare(d, "UPDATE moves SET secret = 0 WHERE game_id = ?1 AND secret", &st, err);
+
+	if (r)
+		return r;
+	dbi_bind_text(st, 1, game_id);
+	return dbi_step_done(d, st, err, "reveal moves");
 }
 
 static void read_move(sqlite3_stmt *st, db_move *m)
@@ -326,9 +338,10 @@ static void read_move(sqlite3_stmt *st, db_move *m)
 	m->at = dbi_col_text(st, 5);
 	m->dice = dbi_col_text(st, 6);
 	m->position_after = dbi_col_text(st, 7);
+	m->secret = sqlite3_column_int(st, 8);
 }
 
-#define MOVE_COLUMNS "ply, seat, move, note, channel, at, dice, position_after"
+#define MOVE_COLUMNS "ply, seat, move, note, channel, at, dice, position_after, secret"
 
 int db_move_get(db *d, const char *game_id, int ply, db_move *out, db_error *err)
 {

@@ -60,6 +60,7 @@ typedef struct db_move {
 	char *at;
 	char *dice;            /* JSON array text */
 	char *position_after;
+	int secret;            /* hidden from the other seats until revealed */
 } db_move;
 
 typedef struct db_action {
@@ -100,6 +101,8 @@ int db_seat_by_token(db *d, const unsigned char hash[DB_HASH_BYTES], char **game
 		     int *seat, db_error *err);
 
 int db_move_append(db *d, const char *game_id, const db_move *m, db_error *err);
+/* Every secret move of the game becomes visible to all. */
+int db_moves_reveal(db *d, const char *game_id, db_error *err);
 /* Load one move. Caller frees the fields with db_move_clear. */
 int db_move_get(db *d, const char *game_id, int ply, db_move *out, db_error *err);
 /* All moves of a game in ply order. Caller frees with db_moves_free. */

@@ -42,6 +42,7 @@ CREATE TABLE moves (
 	channel        TEXT NOT NULL,          -- web, api, mail
 	at             TEXT NOT NULL,
 	dice           TEXT NOT NULL DEFAULT '[]',  -- JSON array of rolls, in order
+	secret         INTEGER NOT NULL DEFAULT 0,  -- shown to its own seat only, until revealed
 	position_after TEXT NOT NULL,
 	PRIMARY KEY (game_id, ply)
 ) STRICT;

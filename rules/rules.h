@@ -72,6 +72,8 @@ void rules_move_list_free(rules_move_list *list);
 /* What a move did, in words: "captures n; promotes to O". Empty when nothing. */
 typedef struct rules_outcome {
 	char note[RULES_NOTE_MAX];
+	int secret;    /* the move's text is shown to no other seat until a later move reveals it */
+	int reveals;   /* every secret move made so far may now be shown */
 } rules_outcome;
 
 /* How a game stands. rank[s] is 1 for the winner(s); equal ranks share. */
@@ -186,6 +188,16 @@ typedef struct rules_game {
 	void (*resign_result)(const rules_position *pos, int seat, rules_result *out);
 
 	void (*view)(const rules_position *pos, rules_view *out);
+
+	/*
+	 * Hidden information; both NULL for games where everything is public.
+	 * view_for: what viewer (a seat, or -1 for spectators) may see.
+	 * has_secrets: true while pos holds something some seat may not see;
+	 * the serialized position is then never shown to anyone.
+	 */
+	void (*view_for)(const rules_position *pos, int viewer, rules_view *out);
+	int (*has_secrets)(const rules_position *pos);
+
 	/* Quarter turns (clockwise) to rotate the view so seat sits at the bottom. */
 	int (*view_quarter_turns)(int seat);
 } rules_game;

@@ -145,7 +145,7 @@ void api_get_moves(http_request *req, http_response *res)
 
 	if (game_load(req->app, req->params[0], &g, &err))
 		return reply_err(req, res, &err);
-	moves = view_moves(req->app, &g, &err);
+	moves = view_moves(req->app, &g, req->auth_game ? req->auth_seat : -1, &err);
 	game_loaded_free(&g);
 	if (!moves)
 		return reply_err(req, res, &err);

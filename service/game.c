@@ -4,6 +4,7 @@
 #include "limits.h"
 #include "log.h"
 #include "notify.h"
+#include "view.h"
 #include "text.h"
 #include "xalloc.h"
 
@@ -289,7 +290,7 @@ static int answer_duplicate(app *a, game_loaded *g, int ply, int seat, const cha
 		return storage_fail(err, &de);
 	if (m.seat != seat || canonical_at(a, g, ply, seat, text, canon) || strcmp(canon, m.move) != 0) {
 		r = app_fail(err, E_STALE, "ply %d has already been played (%s); the game is at ply %d",
-			     ply, m.move, g->rec->ply);
+			     ply, view_move_text(&m, seat), g->rec->ply);
 		goto out;
 	}
 	out->ply = ply;
@@ -341,7 +342,7 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 	game_loaded g = {0};
 	rules_move mv;
 	rules_error re;
-	rules_outcome oc;
+	rules_outcome oc = {0};
 	db_error de;
 	db_move rec = {0};
 	char now[32];
@@ -408,6 +409,7 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 	rec.at = now;
 	rec.dice = rolls_json(out);
 	rec.position_after = g.rules->serialize(g.pos);
+	rec.secret = oc.secret;
 	free(g.rec->position);
 	g.rec->position = xstrdup(rec.position_after);
 	g.rec->ply++;
@@ -421,6 +423,8 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 	if (res.over)
 		record_result(g.rec, &res, g.rules->nseats);
 	r = db_move_append(a->db, id, &rec, &de);
+	if (!r && oc.reveals)
+		r = db_moves_reveal(a->db, id, &de);
 	if (!r)
 		r = db_game_save_state(a->db, g.rec, &de);
 	if (!r)
@@ -431,8 +435,10 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 		r = storage_fail(err, &de);
 		goto out;
 	}
+	/* Even the log keeps a secret move (a hidden setup) to itself. */
 	log_event("game %s ply %d: %s played %s%s%s via %s", id, rec.ply, g.rules->seat_names[seat],
-		  out->move, *out->note ? " " : "", out->note, channel);
+		  rec.secret ? "a secret move" : out->move, *out->note && !rec.secret ? " " : "",
+		  rec.secret ? "" : out->note, channel);
 	if (res.over)
 		log_event("game %s over: %s", id, res.summary);
 out:

@@ -120,8 +120,8 @@ static void append_dice(GString *t, const char *stored)
 	json_decref(rolls);
 }
 
-/* The last few moves, numbered, with notes and dice. */
-static void append_last_moves(app *a, const game_loaded *g, GString *t)
+/* The last few moves, numbered, with notes and dice, as seat may see them. */
+static void append_last_moves(app *a, const game_loaded *g, int seat, GString *t)
 {
 	db_move *moves;
 	size_t n;
@@ -134,9 +134,10 @@ static void append_last_moves(app *a, const game_loaded *g, GString *t)
 	}
 	g_string_append(t, "Last moves:\n");
 	for (size_t i = n > 6 ? n - 6 : 0; i < n; i++) {
+		int hidden = moves[i].secret && moves[i].seat != seat;
 		g_string_append_printf(t, "  %3d. %-6s %s", moves[i].ply + 1, g->rules->seat_names[moves[i].seat],
-				       moves[i].move);
-		if (moves[i].note && *moves[i].note)
+				       view_move_text(&moves[i], seat));
+		if (!hidden && moves[i].note && *moves[i].note)
 			g_string_append_printf(t, "  (%s)", moves[i].note);
 		append_dice(t, moves[i].dice);
 		g_string_append_c(t, '\n');
@@ -166,7 +167,7 @@ static void append_position(app *a, const game_loaded *g, int seat, int to_move,
 
 	g_string_append_printf(t, "\n%s\n", board);
 	free(board);
-	append_last_moves(a, g, t);
+	append_last_moves(a, g, seat, t);
 	if (to_move) {
 		char example[RULES_TEXT_MAX];
 		example_move(g, seat, example);
@@ -286,7 +287,9 @@ int notify_moved(app *a, const game_loaded *g, int mover, const char *channel, d
 		return notify_over(a, g, err);
 	if ((r = db_move_get(a->db, g->rec->id, g->rec->ply - 1, &last, err)))
 		return r;
-	what = *last.note ? xasprintf("played %s (%s)", last.move, last.note) : xasprintf("played %s", last.move);
+	/* A secret move (a hidden setup) is named to nobody but its author. */
+	what = last.secret ? xstrdup("made a hidden move") : *last.note ?
+		xasprintf("played %s (%s)", last.move, last.note) : xasprintf("played %s", last.move);
 	r = notify_turns(a, g, mover, what, err);
 	if (!r && !strcmp(channel, "mail") && g->rec->seats[mover].email) {
 		GString *t = g_string_new(NULL);

@@ -220,10 +220,10 @@ static json_t *board_model(const game_loaded *g, int seat)
 }
 
 /* The history with move numbers and player names, newest last. */
-static json_t *history_model(app *a, const game_loaded *g, json_t **last)
+static json_t *history_model(app *a, const game_loaded *g, int viewer, json_t **last)
 {
 	app_error err;
-	json_t *moves = view_moves(a, g, &err), *list = json_array(), *m;
+	json_t *moves = view_moves(a, g, viewer, &err), *list = json_array(), *m;
 	size_t i;
 
 	*last = NULL;
@@ -254,7 +254,7 @@ static void render_game(http_request *req, http_response *res, int status, const
 			snprintf(turn_text, sizeof turn_text, "%s (%s) to move", g->rules->seat_names[i],
 				 g->rec->seats[i].name);
 	m = json_pack("{s:s, s:o, s:o, s:o, s:s}", "title", g->rules->title, "game", game,
-		      "board", board_model(g, seat), "history", history_model(req->app, g, &last),
+		      "board", board_model(g, seat), "history", history_model(req->app, g, seat, &last),
 		      "turn_text", turn_text);
 	json_object_set_new(m, "last", last ? last : json_null());
 	json_object_set_new(m, "has_history", json_boolean(last != NULL));

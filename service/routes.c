@@ -11,7 +11,7 @@ const http_route http_routes[] = {
 	{"GET",  "/api/variants",              AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, api_variants},
 	{"POST", "/api/games",                 AUTH_NONE,     BODY_JSON, LIMIT_BODY_JSON,  1, api_create_game},
 	{"GET",  "/api/games/{}",              AUTH_OPTIONAL, BODY_NONE, LIMIT_BODY_NONE,  1, api_get_game},
-	{"GET",  "/api/games/{}/moves",        AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, api_get_moves},
+	{"GET",  "/api/games/{}/moves",        AUTH_OPTIONAL, BODY_NONE, LIMIT_BODY_NONE,  1, api_get_moves},
 	{"POST", "/api/games/{}/moves",        AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_post_move},
 	{"POST", "/api/games/{}/resign",       AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_resign},
 	{"POST", "/api/games/{}/draw",         AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_draw},

@@ -8,6 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The drawable state viewer (a seat or -1) may see: games with secrets say what that is. */
+static void view_as(const game_loaded *g, int viewer, rules_view *out)
+{
+	if (g->rules->view_for)
+		g->rules->view_for(g->pos, viewer, out);
+	else
+		g->rules->view(g->pos, out);
+}
+
 /* What is drawn on a cell turns with the board: its walls and its piece's facing. */
 static void turn_cell(rules_cell *cell, int turns, int has_facing)
 {
@@ -71,7 +80,7 @@ void view_oriented(const game_loaded *g, int seat, rules_view *out)
 	rules_view *v = xmalloc(sizeof *v);
 	int turns = seat >= 0 ? g->rules->view_quarter_turns(seat) % 4 : 0;
 
-	g->rules->view(g->pos, v);
+	view_as(g, seat, v);
 	/* Name every cell before rotating: a square keeps its name wherever it is drawn. */
 	for (int r = 0; r < v->rows; r++)
 		for (int c = 0; c < v->cols; c++)
@@ -152,14 +161,14 @@ json_t *view_seat_list(const rules_game *rules, unsigned mask)
 	return a;
 }
 
-json_t *view_position(const game_loaded *g)
+json_t *view_position(const game_loaded *g, int viewer)
 {
 	rules_view *v = xmalloc(sizeof *v);
 	json_t *rows = json_array(), *cols = json_array(), *board = json_array(),
 	       *kinds = json_array(), *holdings = json_array();
 	char *notation = g->rules->serialize(g->pos);
 
-	g->rules->view(g->pos, v);
+	view_as(g, viewer, v);
 	for (int r = 0; r < v->rows; r++)
 		json_array_append_new(rows, json_string(v->row_label[r]));
 	for (int c = 0; c < v->cols; c++)
@@ -189,7 +198,10 @@ json_t *view_position(const game_loaded *g)
 	json_t *notes = json_array();
 	for (int i = 0; i < v->nnotes; i++)
 		json_array_append_new(notes, json_string(v->notes[i]));
-	json_t *out = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "notation", notation,
+	/* The one-line position holds everything: not shown while anything is secret. */
+	int secret = g->rules->has_secrets && g->rules->has_secrets(g->pos);
+	json_t *out = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+				"notation", secret ? json_null() : json_string(notation),
 				"rows", rows, "cols", cols, "board", board, "kinds", kinds,
 				"holdings", holdings, "notes", notes);
 	/* Owners, walls and facings only where a game has them, so two-seat boards stay small. */
@@ -283,7 +295,7 @@ json_t *view_game(const game_loaded *g, int seat)
 		"ply", rec->ply,
 		"turn", view_seat_list(g->rules, game_turn_mask(g)),
 		"seats", seats,
-		"position", view_position(g),
+		"position", view_position(g, seat),
 		"dice_commitment", rec->commitment,
 		"draw_offer", rec->draw_offer >= 0 ? json_string(g->rules->seat_names[rec->draw_offer]) : json_null());
 	json_object_set_new(o, "draw_accepted_by", view_seat_list(g->rules, rec->draw_offer >= 0 ? rec->draw_accepts : 0));
@@ -304,7 +316,12 @@ json_t *view_game(const game_loaded *g, int seat)
 	return o;
 }
 
-static json_t *moves_json(app *a, const game_loaded *g, int detailed, app_error *err)
+const char *view_move_text(const db_move *m, int viewer)
+{
+	return m->secret && m->seat != viewer ? "(hidden until revealed)" : m->move;
+}
+
+static json_t *moves_json(app *a, const game_loaded *g, int viewer, int detailed, app_error *err)
 {
 	db_move *moves;
 	size_t n;
@@ -322,13 +339,15 @@ static json_t *moves_json(app *a, const game_loaded *g, int detailed, app_error 
 		json_array_foreach(stored, k, roll)
 			json_array_append(dice, json_object_get(roll, "value"));
 		json_t *full = detailed ? stored : (json_decref(stored), NULL);
-		json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:s, s:s, s:o}",
+		int hidden = moves[i].secret && moves[i].seat != viewer;
+		json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:s, s:s, s:o, s:b}",
 			"ply", moves[i].ply,
 			"seat", g->rules->seat_names[moves[i].seat],
-			"move", moves[i].move,
-			"note", moves[i].note,
+			"move", view_move_text(&moves[i], viewer),
+			"note", hidden ? "" : moves[i].note,
 			"at", moves[i].at,
-			"dice", dice));
+			"dice", dice,
+			"hidden", moves[i].secret));
 		if (full)
 			json_object_set_new(json_array_get(list, json_array_size(list) - 1), "rolls", full);
 	}
@@ -336,14 +355,14 @@ static json_t *moves_json(app *a, const game_loaded *g, int detailed, app_error 
 	return json_pack("{s:o}", "moves", list);
 }
 
-json_t *view_moves(app *a, const game_loaded *g, app_error *err)
+json_t *view_moves(app *a, const game_loaded *g, int viewer, app_error *err)
 {
-	return moves_json(a, g, 0, err);
+	return moves_json(a, g, viewer, 0, err);
 }
 
 json_t *view_dice(app *a, const game_loaded *g, app_error *err)
 {
-	json_t *moves = moves_json(a, g, 1, err), *rolls, *m, *out;
+	json_t *moves = moves_json(a, g, -1, 1, err), *rolls, *m, *out;
 	size_t i;
 
 	if (!moves)

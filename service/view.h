@@ -6,11 +6,18 @@
 
 #include <jansson.h>
 
-/* The position as JSON: labels, board rows (as drawn, first seat's view), cell kinds, holdings. */
-json_t *view_position(const game_loaded *g);
+/*
+ * The position as viewer (a seat, or -1) may see it, as JSON: labels, board
+ * rows (as drawn, first seat's view), cell kinds, holdings, notes; the
+ * one-line notation unless the game holds secrets.
+ */
+json_t *view_position(const game_loaded *g, int viewer);
+
+/* A stored move's text as viewer may see it: a secret move of another seat is hidden. */
+const char *view_move_text(const db_move *m, int viewer);
 
 /*
- * The drawable state as seat sees it: rotated so that seat's side is at the
+ * The drawable state as seat sees it (what it may see, in games with secrets): rotated so that seat's side is at the
  * bottom (seat -1: as the first seat sees it). Holdings keep their anchors
  * in the rotated grid.
  */
@@ -29,8 +36,8 @@ json_t *view_seat_list(const rules_game *rules, unsigned mask);
  */
 json_t *view_game(const game_loaded *g, int seat);
 
-/* The moves of a game: {"moves": [{"ply", "seat", "move", "note", "at", "dice"}...]}. */
-json_t *view_moves(app *a, const game_loaded *g, app_error *err);
+/* The moves of a game as viewer sees them: {"moves": [{"ply", "seat", "move", "note", "at", "dice", "hidden"}...]}. */
+json_t *view_moves(app *a, const game_loaded *g, int viewer, app_error *err);
 
 /* Dice record: commitment, rolls, and the seed once the game is over. */
 json_t *view_dice(app *a, const game_loaded *g, app_error *err);

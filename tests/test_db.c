@@ -145,7 +145,7 @@ static void game_round_trip(void **state)
 	db_rollback(d);
 
 	/* State changes and moves. */
-	db_move m = {0, 0, "S 7 1 6 1", "", "api", "2026-11-22T00:00:01Z", "[]", "pos1"};
+	db_move m = {0, 0, "S 7 1 6 1", "", "api", "2026-11-22T00:00:01Z", "[]", "pos1", 0};
 	assert_int_equal(db_begin(d, &e), 0);
 	assert_int_equal(db_move_append(d, "game1", &m, &e), 0);
 	free(back->position);
@@ -168,13 +168,28 @@ static void game_round_trip(void **state)
 	assert_int_equal(back->draw_offer, 1);
 	db_game_free(back);
 
+	/* A secret move stays secret until the game reveals its secrets. */
+	db_move hidden = {1, 1, "setup", "", "api", "2026-11-22T00:00:02Z", "[]", "pos2", 1};
+	assert_int_equal(db_begin(d, &e), 0);
+	assert_int_equal(db_move_append(d, "game1", &hidden, &e), 0);
+	assert_int_equal(db_commit(d, &e), 0);
+
 	db_move *list;
 	size_t n;
 	assert_int_equal(db_moves_list(d, "game1", &list, &n, &e), 0);
-	assert_int_equal(n, 1);
+	assert_int_equal(n, 2);
 	assert_string_equal(list[0].move, "S 7 1 6 1");
 	assert_string_equal(list[0].position_after, "pos1");
+	assert_int_equal(list[0].secret, 0);
+	assert_int_equal(list[1].secret, 1);
 	db_moves_free(list, n);
+	assert_int_equal(db_begin(d, &e), 0);
+	assert_int_equal(db_moves_reveal(d, "game1", &e), 0);
+	assert_int_equal(db_commit(d, &e), 0);
+	db_move got;
+	assert_int_equal(db_move_get(d, "game1", 1, &got, &e), 0);
+	assert_int_equal(got.secret, 0);
+	db_move_clear(&got);
 
 	db_action *acts;
 	assert_int_equal(db_actions_list(d, "game1", &acts, &n, &e), 0);
