@@ -95,7 +95,7 @@ char *view_board_text(const game_loaded *g, int seat)
 {
 	rules_view *v = xmalloc(sizeof *v);
 	/* With more than two seats case cannot tell the sides apart: prefix the seat's initial. */
-	int marked = g->rules->nseats > 2, w = marked ? 4 : 2, shared = 0;
+	int marked = g->rules->nseats > 2, w = 2, shared = 0;
 	size_t cap = 8192, n = 0;
 	char *out = xmalloc(cap);
 
@@ -104,6 +104,13 @@ char *view_board_text(const game_loaded *g, int seat)
 		if (k_ > 0) n += (size_t)k_ < cap - n ? (size_t)k_ : cap - n - 1; \
 	} while (0)
 	view_oriented(g, seat, v);
+	/* Columns as wide as the widest piece (compounds are several letters), plus a space. */
+	for (int r = 0; r < v->rows; r++)
+		for (int c = 0; c < v->cols; c++) {
+			int len = (int)strlen(v->cell[r][c].piece) + marked + 1;
+			if (len > w)
+				w = len;
+		}
 	PUT("    ");
 	for (int c = 0; c < v->cols; c++)
 		PUT("%-*s", c + 1 < v->cols ? w : 0, v->col_label[c]);
