@@ -381,7 +381,9 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 		r = app_fail(err, E_STALE, "the game is at ply %d, not %d", g.rec->ply, ply);
 		goto out;
 	}
-	if (!(game_turn_mask(&g) & (1u << seat)) && !anytime) {
+	/* Out of turn, a text the rules could not read is answered with the rules' reason
+	 * (a malformed declaration, say); a readable move with "not your turn". */
+	if (!(game_turn_mask(&g) & (1u << seat)) && !anytime && (!parsed || re.code == RULES_E_TURN)) {
 		r = app_fail(err, E_NOT_YOUR_TURN, "it is not %s's turn", g.rules->seat_names[seat]);
 		goto out;
 	}
