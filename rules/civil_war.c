@@ -1614,6 +1614,17 @@ static void cw_result(const rules_position *pos, rules_result *out)
 	}
 }
 
+/* Players still in the game: those whose army has pieces, controlled or not (spec 7, CW30). */
+static unsigned cw_in_play(const rules_position *pos)
+{
+	unsigned m = 0;
+
+	for (int s = 0; s < NSEATS; s++)
+		if (!is_out(pos, s))
+			m |= 1u << s;
+	return m;
+}
+
 /*
  * Resignation (spec 7) removes the resigner's army, gives back the armies it controlled and
  * frees the players bound to it, and then the end condition is checked. The server ends the
@@ -2044,6 +2055,7 @@ const rules_game rules_civil_war = {
 	.serialize = cw_serialize,
 	.deserialize = cw_deserialize,
 	.resign_result = cw_resign_result,
+	.in_play = cw_in_play,
 	.view = cw_view,
 	.view_quarter_turns = cw_view_quarter_turns,
 };

@@ -187,6 +187,12 @@ typedef struct rules_game {
 	 */
 	void (*resign_result)(const rules_position *pos, int seat, rules_result *out);
 
+	/*
+	 * Seats still in the game (bit mask), whose agreement a draw needs; the
+	 * others lose when it is drawn. NULL: every seat, always.
+	 */
+	unsigned (*in_play)(const rules_position *pos);
+
 	void (*view)(const rules_position *pos, rules_view *out);
 
 	/*

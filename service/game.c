@@ -540,7 +540,12 @@ int game_draw(app *a, const char *id, int seat, const char *action, const char *
 	if ((r = begin_action(a, id, &g, err)))
 		return r;
 	offer = g.rec->draw_offer;
-	all = (1u << g.rules->nseats) - 1;
+	/* A draw needs the seats still in the game; the others lose when it is drawn. */
+	all = g.rules->in_play ? g.rules->in_play(g.pos) : (1u << g.rules->nseats) - 1;
+	if (!(all & me)) {
+		r = app_fail(err, E_FORBIDDEN, "you are out of the game: draws are for the players still in it");
+		goto out;
+	}
 	if (!strcmp(action, "offer")) {
 		if (offer >= 0) {
 			r = app_fail(err, E_OFFER_PENDING, g.rec->draw_accepts & me ? "you have already agreed to a draw"
@@ -563,12 +568,15 @@ int game_draw(app *a, const char *id, int seat, const char *action, const char *
 		g.rec->draw_offer = -1;
 	} else {
 		g.rec->draw_accepts |= me;
-		/* Everybody still in the game must agree; then all share one place. */
-		if (g.rec->draw_accepts == all) {
+		/* Everybody still in the game must agree; they share one place, the rest lose. */
+		if ((g.rec->draw_accepts & all) == all) {
 			rules_result res = {0};
+			int place = g.rules->draw_rank ? g.rules->draw_rank : 1, n = 0;
+			for (int i = 0; i < g.rules->nseats; i++)
+				n += (all >> i) & 1;
 			res.over = 1;
 			for (int i = 0; i < g.rules->nseats; i++)
-				res.rank[i] = g.rules->draw_rank ? g.rules->draw_rank : 1;
+				res.rank[i] = (all >> i) & 1 ? place : place + n;
 			snprintf(res.summary, sizeof res.summary, "drawn by agreement");
 			record_result(g.rec, &res, g.rules->nseats);
 		}

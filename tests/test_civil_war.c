@@ -1185,9 +1185,17 @@ static void test_cw29_resignation(void **state)
 
 static void test_cw30_draw_by_agreement(void **state)
 {
+	rules_position *pos;
 	(void)state;
-	/* Everybody still in the game shares first place. */
+	/* Everybody still in the game shares first place; the server asks only them. */
 	assert_int_equal(G->draw_rank, 1);
+	pos = setup_k("", "swne", "S:" TAIL0);
+	assert_int_equal(G->in_play(pos), 15u);
+	G->free_position(pos);
+	/* East's army is gone: East is out, and a draw is for the three others. */
+	pos = setup_k("", "swn", "S:" TAIL0);
+	assert_int_equal(G->in_play(pos), 7u);
+	G->free_position(pos);
 }
 
 static void test_cw31_round_of_passes(void **state)
