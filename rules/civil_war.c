@@ -1614,6 +1614,33 @@ static void cw_result(const rules_position *pos, rules_result *out)
 	}
 }
 
+/*
+ * Resignation (spec 7): the resigner's own army leaves the board, the armies it
+ * controlled go back to their owners, its alliances lapse and the players bound
+ * to it are free; then the end condition is checked, and otherwise play goes on
+ * (from the next army when the resigner's army had the slot).
+ */
+static int cw_resign(rules_position *pos, int seat, rules_outcome *oc, rules_error *err)
+{
+	if (seat < 0 || seat >= NSEATS)
+		return rules_fail(err, RULES_E_ILLEGAL, "there is no such seat");
+	if (pos->over)
+		return rules_fail(err, RULES_E_OVER, "the game is over");
+	if (is_out(pos, seat))
+		return rules_fail(err, RULES_E_ILLEGAL, "%s is already out of the game", seat_names[seat]);
+	for (int r = 0; r < SIZE; r++)
+		for (int f = 0; f < SIZE; f++)
+			if (pos->board[r][f].type && pos->board[r][f].army == seat)
+				memset(&pos->board[r][f], 0, sizeof(square));
+	note_add(oc, "%s resigns; %s is out", seat_names[seat], seat_names[seat]);
+	leave(pos, seat, oc);
+	if (check_end(pos, oc))
+		return 0;
+	if (pos->slot == seat || !(has_action(pos, pos->slot) || can_betray(pos, pos->slot)))
+		advance(pos, oc);
+	return 0;
+}
+
 /* Players still in the game: those whose army has pieces, controlled or not (spec 7, CW30). */
 static unsigned cw_in_play(const rules_position *pos)
 {
@@ -2056,6 +2083,7 @@ const rules_game rules_civil_war = {
 	.deserialize = cw_deserialize,
 	.resign_result = cw_resign_result,
 	.in_play = cw_in_play,
+	.resign = cw_resign,
 	.view = cw_view,
 	.view_quarter_turns = cw_view_quarter_turns,
 };

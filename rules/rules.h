@@ -188,6 +188,13 @@ typedef struct rules_game {
 	void (*resign_result)(const rules_position *pos, int seat, rules_result *out);
 
 	/*
+	 * Resignation in games that go on without the resigner: change pos
+	 * (the game may or may not end) and say what happened in outcome.
+	 * NULL: a resignation ends the game, with resign_result.
+	 */
+	int (*resign)(rules_position *pos, int seat, rules_outcome *outcome, rules_error *err);
+
+	/*
 	 * Seats still in the game (bit mask), whose agreement a draw needs; the
 	 * others lose when it is drawn. NULL: every seat, always.
 	 */

@@ -336,6 +336,66 @@ static int check_running(const game_loaded *g, app_error *err)
 	return 0;
 }
 
+/*
+ * Store what just changed g->pos: the move row (out->move by out->seat, with
+ * its note, dice and secrecy), the game's new state and its mails; then
+ * commit. The transaction is the caller's, already open.
+ */
+static int store_move(app *a, game_loaded *g, game_move_done *out, const rules_outcome *oc,
+		      const char *channel, app_error *err)
+{
+	db_move rec = {0};
+	db_error de;
+	char now[32];
+	rules_result res;
+	int r, seat = out->seat;
+
+	snprintf(out->note, sizeof out->note, "%s", oc->note);
+	app_now(now);
+	rec.ply = g->rec->ply;
+	rec.seat = seat;
+	rec.move = out->move;
+	rec.note = out->note;
+	rec.channel = (char *)channel;
+	rec.at = now;
+	rec.dice = rolls_json(out);
+	rec.position_after = g->rules->serialize(g->pos);
+	rec.secret = oc->secret;
+	free(g->rec->position);
+	g->rec->position = xstrdup(rec.position_after);
+	g->rec->ply++;
+	free(g->rec->updated_at);
+	g->rec->updated_at = xstrdup(now);
+	/* A move by a seat that has not agreed to the draw offer lets it lapse. */
+	if (g->rec->draw_offer >= 0 && !(g->rec->draw_accepts & (1u << seat)))
+		g->rec->draw_offer = -1;
+	g->rules->result(g->pos, &res);
+	if (res.over)
+		record_result(g->rec, &res, g->rules->nseats);
+	r = db_move_append(a->db, g->rec->id, &rec, &de);
+	if (!r && oc->reveals)
+		r = db_moves_reveal(a->db, g->rec->id, &de);
+	if (!r)
+		r = db_game_save_state(a->db, g->rec, &de);
+	if (!r)
+		r = notify_moved(a, g, seat, channel, &de);
+	if (!r)
+		r = db_commit(a->db, &de);
+	if (r) {
+		r = storage_fail(err, &de);
+	} else {
+		/* Even the log keeps a secret move (a hidden setup) to itself. */
+		log_event("game %s ply %d: %s played %s%s%s via %s", g->rec->id, rec.ply,
+			  g->rules->seat_names[seat], rec.secret ? "a secret move" : out->move,
+			  *out->note && !rec.secret ? " " : "", rec.secret ? "" : out->note, channel);
+		if (res.over)
+			log_event("game %s over: %s", g->rec->id, res.summary);
+	}
+	free(rec.dice);
+	free(rec.position_after);
+	return r;
+}
+
 int game_submit_move(app *a, const char *id, int seat, int ply, const char *text,
 		     const char *channel, game_move_done *out, app_error *err)
 {
@@ -344,8 +404,6 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 	rules_error re;
 	rules_outcome oc = {0};
 	db_error de;
-	db_move rec = {0};
-	char now[32];
 	int r;
 
 	memset(out, 0, sizeof *out);
@@ -400,53 +458,9 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 		r = map_rules_error(&re, err);
 		goto out;
 	}
-	snprintf(out->note, sizeof out->note, "%s", oc.note);
-
-	app_now(now);
-	rec.ply = g.rec->ply;
-	rec.seat = seat;
-	rec.move = out->move;
-	rec.note = out->note;
-	rec.channel = (char *)channel;
-	rec.at = now;
-	rec.dice = rolls_json(out);
-	rec.position_after = g.rules->serialize(g.pos);
-	rec.secret = oc.secret;
-	free(g.rec->position);
-	g.rec->position = xstrdup(rec.position_after);
-	g.rec->ply++;
-	free(g.rec->updated_at);
-	g.rec->updated_at = xstrdup(now);
-	/* A move by a seat that has not agreed to the draw offer lets it lapse. */
-	if (g.rec->draw_offer >= 0 && !(g.rec->draw_accepts & (1u << seat)))
-		g.rec->draw_offer = -1;
-	rules_result res;
-	g.rules->result(g.pos, &res);
-	if (res.over)
-		record_result(g.rec, &res, g.rules->nseats);
-	r = db_move_append(a->db, id, &rec, &de);
-	if (!r && oc.reveals)
-		r = db_moves_reveal(a->db, id, &de);
-	if (!r)
-		r = db_game_save_state(a->db, g.rec, &de);
-	if (!r)
-		r = notify_moved(a, &g, seat, channel, &de);
-	if (!r)
-		r = db_commit(a->db, &de);
-	if (r) {
-		r = storage_fail(err, &de);
-		goto out;
-	}
-	/* Even the log keeps a secret move (a hidden setup) to itself. */
-	log_event("game %s ply %d: %s played %s%s%s via %s", id, rec.ply, g.rules->seat_names[seat],
-		  rec.secret ? "a secret move" : out->move, *out->note && !rec.secret ? " " : "",
-		  rec.secret ? "" : out->note, channel);
-	if (res.over)
-		log_event("game %s over: %s", id, res.summary);
+	r = store_move(a, &g, out, &oc, channel, err);
 out:
 	db_rollback(a->db);
-	free(rec.dice);
-	free(rec.position_after);
 	game_loaded_free(&g);
 	return r;
 }
@@ -509,6 +523,22 @@ int game_resign(app *a, const char *id, int seat, const char *channel, app_error
 
 	if ((r = begin_action(a, id, &g, err)))
 		return r;
+	/* Games that go on without the resigner record the resignation as a move of its own. */
+	if (g.rules->resign) {
+		rules_outcome oc = {0};
+		rules_error re;
+		game_move_done done = {.ply = g.rec->ply, .seat = seat};
+		if (g.rules->resign(g.pos, seat, &oc, &re)) {
+			r = map_rules_error(&re, err);
+			db_rollback(a->db);
+		} else {
+			snprintf(done.move, sizeof done.move, "resign");
+			r = store_move(a, &g, &done, &oc, channel, err);
+			db_rollback(a->db);
+		}
+		game_loaded_free(&g);
+		return r;
+	}
 	if (g.rules->resign_result) {
 		g.rules->resign_result(g.pos, seat, &res);
 	} else {

@@ -1155,6 +1155,44 @@ static void test_cw28_automatic_pass(void **state)
 	G->free_position(pos);
 }
 
+/* Resigning in play: the army leaves, the game goes on without it (spec 7). */
+static void test_resignation_in_play(void **state)
+{
+	rules_position *pos = start_pos();
+	rules_outcome oc = {0};
+	rules_error err;
+	rules_result res;
+	rules_view *v = malloc(sizeof *v);
+	(void)state;
+
+	/* North resigns while South has the slot: South still acts, three are left in play. */
+	assert_int_equal(G->resign(pos, 2, &oc, &err), 0);
+	assert_non_null(strstr(oc.note, "North resigns; North is out"));
+	G->result(pos, &res);
+	assert_false(res.over);
+	assert_int_equal(G->turn(pos), 1u << 0);
+	assert_int_equal(G->in_play(pos), 0xbu);
+	G->view(pos, v);
+	for (int r = 0; r < v->rows; r++)
+		for (int c = 0; c < v->cols; c++)
+			assert_true(!v->cell[r][c].piece[0] || v->cell[r][c].owner != 2);
+	/* Resigning twice is refused. The seat whose slot it is may resign too: the slot passes on. */
+	assert_int_equal(G->resign(pos, 2, &oc, &err), RULES_E_ILLEGAL);
+	memset(&oc, 0, sizeof oc);
+	assert_int_equal(G->resign(pos, 0, &oc, &err), 0);
+	G->result(pos, &res);
+	assert_false(res.over);
+	assert_int_equal(G->turn(pos), 1u << 1);
+	assert_int_equal(G->in_play(pos), 0xau);
+	char *text = G->serialize(pos);
+	rules_position *back;
+	assert_int_equal(G->deserialize(text, &back, &err), 0);
+	free(text);
+	G->free_position(back);
+	free(v);
+	G->free_position(pos);
+}
+
 static void test_cw29_resignation(void **state)
 {
 	rules_position *pos = setup_k("wP d12, wB a12", "sne", "S:SNNE:----:-,-,-,-:0:-");
@@ -2459,6 +2497,7 @@ int main(void)
 		cmocka_unit_test(test_cw27_army_out),
 		cmocka_unit_test(test_cw28_automatic_pass),
 		cmocka_unit_test(test_cw29_resignation),
+		cmocka_unit_test(test_resignation_in_play),
 		cmocka_unit_test(test_cw30_draw_by_agreement),
 		cmocka_unit_test(test_cw31_round_of_passes),
 		cmocka_unit_test(test_attack_table),
