@@ -12,12 +12,14 @@ extern const rules_game rules_nchess;
 extern const rules_game rules_complex_allegiance;
 extern const rules_game rules_civil_war;
 extern const rules_game rules_conversion_chess;
+extern const rules_game rules_cyvasse;
 
 const rules_game *const rules_games[] = {
 	&rules_nchess,
 	&rules_complex_allegiance,
 	&rules_civil_war,
 	&rules_conversion_chess,
+	&rules_cyvasse,
 	NULL,
 };
 

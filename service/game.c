@@ -431,7 +431,10 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 		r = answer_duplicate(a, &g, ply, seat, text, out, err);
 		if (r != E_STALE || !anytime)
 			goto out;
+		/* Not a repeat: an out-of-turn action sent with an old ply is taken as it is. */
 		memset(out, 0, sizeof *out);
+		if (err)
+			memset(err, 0, sizeof *err);
 	}
 	if ((r = check_running(&g, err)))
 		goto out;

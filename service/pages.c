@@ -210,11 +210,26 @@ static json_t *board_model(const game_loaded *g, int seat)
 			json_object_set_new(o, "square", json_string(v->cell[hd->row][hd->col].name));
 		json_array_append_new(holdings, o);
 	}
-	json_t *notes = json_array();
+	json_t *notes = json_array(), *kinds = json_array();
+	int anchored = 0;
 	for (int i = 0; i < v->nnotes; i++)
 		json_array_append_new(notes, json_string(v->notes[i]));
-	json_t *out = json_pack("{s:o, s:o, s:o, s:b, s:b, s:o}", "cols", cols, "rows", rows, "holdings", holdings,
-				"has_holdings", v->nholdings > 0, "shared", shared, "notes", notes);
+	for (int h = 0; h < v->nholdings; h++)
+		anchored |= v->holding[h].row >= 0;
+	/* The special squares this board has, once each, for the legend. */
+	for (int r = 0; r < v->rows; r++)
+		for (int c = 0; c < v->cols; c++) {
+			const char *k = v->cell[r][c].kind;
+			int seen = !*k || !strcmp(k, "off");
+			for (size_t i = 0; !seen && i < json_array_size(kinds); i++)
+				seen = !strcmp(json_string_value(json_array_get(kinds, i)), k);
+			if (!seen)
+				json_array_append_new(kinds, json_string(k));
+		}
+	json_t *out = json_pack("{s:o, s:o, s:o, s:b, s:b, s:o, s:b, s:o, s:b}", "cols", cols, "rows", rows,
+				"holdings", holdings, "has_holdings", v->nholdings > 0, "shared", shared,
+				"notes", notes, "has_kinds", json_array_size(kinds) > 0, "kinds", kinds,
+				"has_anchored", anchored);
 	free(v);
 	return out;
 }
@@ -258,6 +273,10 @@ static void render_game(http_request *req, http_response *res, int status, const
 		      "turn_text", turn_text);
 	json_object_set_new(m, "last", last ? last : json_null());
 	json_object_set_new(m, "has_history", json_boolean(last != NULL));
+	/* An example for the move box: a move the viewer could make now. */
+	json_t *legal = json_object_get(game, "legal_moves");
+	json_object_set_new(m, "example", json_string(json_array_size(legal) ?
+		json_string_value(json_array_get(legal, 0)) : ""));
 	json_object_set_new(m, "rules_url", json_sprintf("/rules/%s", g->rules->id));
 	json_object_set_new(m, "over", json_boolean(g->rec->over));
 	if (error)

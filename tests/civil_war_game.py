@@ -1,0 +1,414 @@
+#!/usr/bin/env python3
+"""civil_war_game.py - black-box test of a four-player Civil War game.
+
+usage: civil_war_game.py path/to/rookery [unittest options]
+
+The real daemon on 127.0.0.1 (the harness of blackbox.py), driven over the
+JSON API and the HTML game page. The rules are /work/shared/rules/civil-war.md
+("spec 6.3" and so on). The server rolls the d12 from the game's committed
+secret seed, so the test cannot choose outcomes: it plays ADAPTIVELY, choosing
+among the legal moves of the seat to act with a fixed random seed, preferring
+attacks that need a roll, and reads each answer's note and dice until every
+outcome band of an attack (success, draw, failure) has been seen. Alliance
+declarations are sent out of turn on the way; the game is ended by a
+resignation, and then the revealed dice are recomputed by
+scripts/verify-dice.py.
+
+Python standard library only.
+"""
+import html.parser
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import blackbox  # noqa: E402  (the daemon harness and HTTP helpers)
+
+VARIANT = "civil-war"
+SEATS = ("South", "West", "North", "East")     # turn order, South first (spec 3)
+NAMES = ("Sam", "Wendy", "Nils", "Edna")
+INITIAL = {s[0]: s for s in SEATS}
+FILES = "abcdefghijklmno"
+VALUES = {"K": 10, "G": 9, "Q": 8, "A": 7, "R": 6, "O": 5, "B": 4, "M": 3, "N": 2, "P": 1}   # spec 5.0
+SEED = 20240611
+MAX_PLIES = 400
+
+ECHO = re.compile(r"^(?P<army>[SWNE]): (?P<piece>[KQRGBANOPM])(?P<fr>[a-o]\d{1,2})"
+                  r"(?P<sep>[-x])(?P<to>[a-o]\d{1,2})(?P<cap>!?)$")
+RESULT = re.compile(r"^(?:no roll: success|roll (?P<roll>\d+) on d12, needs (?P<needs>\d+)\+: "
+                    r"(?P<band>success|draw, back to (?P<back>[a-o]\d{1,2})|failure, attacker removed))")
+
+
+def cell(board, sq):
+    """position.board is rank 15 first, file a first."""
+    return board[15 - int(sq[1:])][FILES.index(sq[0])]
+
+
+def owner(pos, sq):
+    return pos["owners"][15 - int(sq[1:])][FILES.index(sq[0])]
+
+
+def bands(d):
+    """Spec 6.3 for d = v - a >= 0: (smallest successful roll, draw rolls)."""
+    if d == 0:
+        return 9, range(5, 9)
+    return d + 2, range(d, d + 2)
+
+
+class BoardParser(html.parser.HTMLParser):
+    """The cells of the game page: title -> {'class': [...], 'facing': text or None, 'text'}."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.cells = {}
+        self.cur = None
+        self.in_facing = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        classes = (a.get("class") or "").split()
+        if tag == "td" and "cell" in classes:
+            self.cur = {"class": classes, "facing": None, "text": ""}
+            self.cells[a.get("title")] = self.cur
+        elif tag == "span" and self.cur is not None and "facing" in classes:
+            self.in_facing = True
+            self.cur["facing"] = ""
+
+    def handle_endtag(self, tag):
+        if tag == "span":
+            self.in_facing = False
+        elif tag == "td":
+            self.cur = None
+
+    def handle_data(self, data):
+        if self.cur is not None:
+            if self.in_facing:
+                self.cur["facing"] += data
+            else:
+                self.cur["text"] += data.strip()
+
+
+class CivilWarGame(blackbox.DaemonCase):
+
+    def new_game(self):
+        r = self.d.post("/api/games", {"variant": VARIANT, "seats": [{"name": n} for n in NAMES]})
+        self.assertEqual(r.status, 201, r)
+        g = r.json()
+        self.assertEqual([s["seat"] for s in g["seats"]], list(SEATS))
+        tokens = {s["seat"]: s["token"] for s in g["seats"]}
+        self.d.secrets.update(tokens.values())
+        return g["id"], tokens
+
+    def send(self, gid, token, text, ply, status=201):
+        r = self.d.move(gid, token, text, ply)
+        self.assertEqual(r.status, status, (text, ply, r))
+        return r.json()
+
+    # ---- the game page (spec 2) ----
+
+    def test_page_walls_capital_facings(self):
+        gid, tokens = self.new_game()
+        r = self.d.get(f"/games/{gid}?seat={tokens['South']}")
+        self.assertEqual(r.status, 200, r)
+        p = BoardParser()
+        p.feed(r.text)
+        cells = p.cells
+        self.assertEqual(len(cells), 225, sorted(cells)[:10])
+        self.assertIn("capital", cells["h8"]["class"])
+        self.assertEqual([t for t, c in cells.items() if "capital" in c["class"]], ["h8"])
+        fortress = {t for t, c in cells.items() if "fortress" in c["class"]}
+        expect = {f"{f}{r}" for fs, rs in (("abc", (1, 2, 3)), ("abc", (13, 14, 15)), ("mno", (13, 14, 15)),
+                                           ("mno", (1, 2, 3))) for f in fs for r in rs}
+        self.assertEqual(fortress, expect)
+        # Wall segments (spec 2): inside | outside, drawn on both cells.
+        for sq, cls in (("c1", "wall-r"), ("d1", "wall-l"), ("a3", "wall-t"), ("a4", "wall-b"),
+                        ("c3", "wall-t"), ("c3", "wall-r"), ("c13", "wall-b"), ("c13", "wall-r"),
+                        ("m13", "wall-l"), ("m13", "wall-b"), ("l1", "wall-r"), ("o3", "wall-t")):
+            self.assertIn(cls, cells[sq]["class"], (sq, cells[sq]))
+        # Gates are open: c2|d2, b13|b12, m14|l14, n3|n4.
+        for sq, cls in (("c2", "wall-r"), ("d2", "wall-l"), ("b13", "wall-b"), ("b12", "wall-t"),
+                        ("m14", "wall-l"), ("l14", "wall-r"), ("n3", "wall-t"), ("n4", "wall-b"),
+                        ("h8", "wall-t"), ("e5", "wall-l")):
+            self.assertNotIn(cls, cells[sq]["class"], (sq, cells[sq]))
+        # Pieces and their facing arrows (spec 3: forward away from the owner).
+        for sq, piece, arrow in (("b2", "K", "↑"), ("d15", "P", "→"), ("n14", "K", "↓"), ("l7", "P", "←"),
+                                 ("c2", "Q", "↑"), ("b13", "Q", "→"), ("m14", "Q", "↓"), ("n3", "Q", "←")):
+            self.assertEqual(cells[sq]["text"], piece, (sq, cells[sq]))
+            self.assertEqual(cells[sq]["facing"], arrow, (sq, cells[sq]))
+        self.assertIsNone(cells["e5"]["facing"])
+        self.assertEqual(sum(1 for c in cells.values() if c["facing"] is not None), 60)
+
+    # ---- alliances out of turn (spec 6.9, 10 CW26) ----
+
+    def test_declarations_out_of_turn(self):
+        gid, tokens = self.new_game()
+        g = self.d.game(gid)
+        self.assertEqual(g["turn"], ["South"])
+        self.assertEqual(g["position"]["notes"][:2], ["To act: South", "Alliances: none"])
+        # East and North are not to act; any ply is accepted for a declaration.
+        a = self.send(gid, tokens["East"], "ally north", 77)
+        self.assertEqual(a["move"], "ally North")
+        self.assertEqual(a["note"], "")
+        self.assertEqual(a["game"]["turn"], ["South"])
+        self.assertIn("Declared, not returned: East to North", a["game"]["position"]["notes"])
+        b = self.send(gid, tokens["North"], "ally East", a["game"]["ply"] + 5)
+        self.assertEqual(b["note"], "alliance formed: North and East")
+        notes = b["game"]["position"]["notes"]
+        self.assertEqual(notes[:2], ["To act: South", "Alliances: North and East"], notes)
+        self.assertFalse(any(n.startswith("Declared") for n in notes), notes)
+        self.assertEqual(b["game"]["turn"], ["South"])
+        # Rejected (house 31): a repeat, a break without a declaration, toward oneself.
+        for seat, text in (("East", "ally North"), ("West", "break South"), ("West", "ally West")):
+            r = self.d.move(gid, tokens[seat], text, b["game"]["ply"])
+            self.assertGreaterEqual(r.status, 400, (seat, text, r))
+            self.assertLess(r.status, 500, (seat, text, r))
+        # South still acts: its slot was never used by the declarations.
+        g = self.d.game(gid, tokens["South"])
+        self.assertEqual(g["turn"], ["South"])
+        self.assertEqual(len(g["legal_moves"]), 52)      # spec 10 CW1
+        m = self.send(gid, tokens["South"], "Pa4-a5", g["ply"])
+        self.assertEqual(m["game"]["turn"], ["West"])
+        # A break of an existing alliance by a King holder ends it.
+        c = self.send(gid, tokens["North"], "break East", m["game"]["ply"])
+        self.assertEqual(c["note"], "alliance ended: North and East")
+        self.assertIn("Alliances: none", c["game"]["position"]["notes"])
+        self.assertIn("Declared, not returned: East to North", c["game"]["position"]["notes"])
+        self.assertEqual(c["game"]["turn"], ["West"])
+
+    def test_declaration_with_played_ply(self):
+        # Declarations are taken whatever the ply (docs/api.md): one sent with a ply already
+        # played is accepted (201) and recorded once.
+        gid, tokens = self.new_game()
+        self.send(gid, tokens["South"], "Pa4-a5", 0)
+        r = self.d.move(gid, tokens["North"], "ally South", 0)
+        self.assertEqual(r.status, 201, r)
+        moves = self.d.get(f"/api/games/{gid}/moves").json()["moves"]
+        self.assertEqual(len([m for m in moves if m["move"] == "ally South"]), 1, moves)
+
+    def test_notes_after_resignation(self):
+        # Three resignations leave one King holder: the end condition holds (spec 7) and
+        # the notes say so.
+        gid, tokens = self.new_game()
+        for seat in ("North", "East", "West"):
+            r = self.d.post(f"/api/games/{gid}/resign", {}, token=tokens[seat])
+            self.assertEqual(r.status, 200, r)
+        g = self.d.game(gid)
+        self.assertEqual(g["status"], "over", g)
+        self.assertEqual(g["turn"], [], g)
+        self.assertTrue(g["position"]["notes"][0].startswith("Game over: "), g["position"]["notes"])
+
+    # ---- the adaptive game ----
+
+    def test_adaptive_game(self):
+        rnd = random.Random(SEED)
+        gid, tokens = self.new_game()
+        dice_seen = {}        # ply -> rolls as the move's answer gave them
+        seen = {}             # band -> first echo
+        kings_lost = []
+        plies = 0
+        # Out of turn on the way: West and South declare to each other (spec 6.9).
+        g = self.d.game(gid)
+        a = self.send(gid, tokens["West"], "ally South", 0)
+        self.assertEqual(a["game"]["turn"], ["South"])
+        a = self.send(gid, tokens["South"], "ally West", 999)
+        self.assertEqual(a["note"], "alliance formed: South and West")
+        self.assertIn("Alliances: South and West", a["game"]["position"]["notes"])
+        self.assertEqual(a["game"]["turn"], ["South"])
+        self.assertEqual(a["game"]["position"]["notes"][0], "To act: South")
+
+        while plies < MAX_PLIES:
+            g = self.d.game(gid)
+            if g["status"] != "running":
+                break
+            turn = g["turn"]
+            self.assertEqual(len(turn), 1, g["turn"])
+            mover = turn[0]
+            first = g["position"]["notes"][0]
+            m = re.match(r"^To act: (?:(\w+)'s army, moved by (\w+)|(\w+))", first)
+            self.assertTrue(m, first)
+            army, controller = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(3))
+            self.assertEqual(controller, mover, g["position"]["notes"])
+            v = self.d.game(gid, tokens[mover])
+            legal = v["legal_moves"]
+            self.assertTrue(legal, v["position"]["notes"])
+            pos, board = v["position"], v["position"]["board"]
+            for text in legal:
+                self.assertTrue(text.startswith(army[0] + ": "), (army, text))
+            attacks, rolled, forward = [], [], []
+            for text in legal:
+                e = ECHO.match(text)
+                if not e:
+                    continue
+                if e["sep"] == "x" or e["cap"]:
+                    self.assertEqual(owner(pos, e["fr"]), army, text)
+                    self.assertNotEqual(owner(pos, e["to"]), army, text)
+                    attacks.append(text)
+                    if not e["cap"] and VALUES[e["piece"]] <= VALUES[cell(board, e["to"])]:
+                        rolled.append(text)
+                elif e["piece"] == "P":
+                    same = 0 if army in ("South", "North") else 1     # the file, or the rank, stays
+                    if (e["fr"][0], e["fr"][1:])[same] == (e["to"][0], e["to"][1:])[same]:
+                        forward.append(text)
+            need = {"success", "draw", "failure"} - set(seen)
+            if rolled and (need or rnd.random() < 0.5):
+                text = rnd.choice(rolled)
+            elif attacks:
+                text = rnd.choice(attacks)
+            elif forward and rnd.random() < 0.8:
+                text = rnd.choice(forward)
+            else:
+                text = rnd.choice(legal)
+            ans = self.send(gid, tokens[mover], text.split(": ", 1)[1], v["ply"])
+            plies += 1
+            self.assertEqual(ans["move"], text)
+            self.assertEqual(ans["ply"], v["ply"])
+            dice_seen[ans["ply"]] = ans["dice"]
+            e = ECHO.match(text)
+            after = ans["game"]["position"]
+            if e and (e["sep"] == "x" or e["cap"]):
+                self.check_attack(e, pos, after, ans, seen)
+            else:
+                self.assertEqual(ans["dice"], [], ans)
+            if "King lost" in ans["note"]:
+                kings_lost.append(ans["note"])
+                self.check_king_loss(gid, tokens, ans)
+            if not ({"success", "draw", "failure"} - set(seen)) and plies >= 40:
+                break
+        self.assertEqual(set(seen), {"success", "draw", "failure"},
+                         f"after {plies} plies: {seen}")
+
+        # The dice of every move, in the moves list and in the dice record.
+        moves = self.d.get(f"/api/games/{gid}/moves").json()["moves"]
+        by_ply = {mv["ply"]: mv for mv in moves}
+        for ply, dice in dice_seen.items():
+            self.assertEqual(by_ply[ply]["dice"], dice, ply)
+        rec = self.d.get(f"/api/games/{gid}/dice").json()
+        self.assertEqual(rec["status"], "running")
+        self.assertIsNone(rec["seed"])
+        rolled_plies = {p for p, d in dice_seen.items() if d}
+        self.assertTrue(rolled_plies)
+        self.assertEqual({r["ply"] for r in rec["rolls"]}, rolled_plies)
+        for r in rec["rolls"]:
+            self.assertEqual(r["sides"], 12, r)
+            self.assertEqual(r["k"], 0, r)
+            self.assertEqual([r["value"]], dice_seen[r["ply"]], r)
+            self.assertEqual(r["seat"], by_ply[r["ply"]]["seat"], r)
+        g = self.d.game(gid)
+        self.assertEqual(rec["commitment"], g["dice_commitment"])
+
+        # End the game by resignations (spec 7: the resigner's army leaves the board; the
+        # game ends when the end condition holds, else play goes on).
+        resigned = []
+        while g["status"] == "running" and len(resigned) < 4:
+            out = [n for n in g["position"]["notes"] if n.startswith("Out: ")]
+            live = [x for x in SEATS if not out or x not in out[0]]
+            seat = live[rnd.randrange(len(live))]
+            r = self.d.post(f"/api/games/{gid}/resign", {}, token=tokens[seat])
+            self.assertEqual(r.status, 200, r)
+            resigned.append(seat)
+            g = self.d.game(gid)
+            if g["status"] == "running":
+                self.assertTrue(any(n.startswith("Out: ") and seat in n for n in g["position"]["notes"]),
+                                g["position"]["notes"])
+        self.assertEqual(g["status"], "over", g["position"]["notes"])
+        self.assertTrue(g["result"], g)
+        self.assertEqual(g["turn"], [], g)
+        ranks = dict(zip(SEATS, g["result"]["ranks"]))
+        for seat in resigned:
+            self.assertEqual(ranks[seat], max(ranks.values()), g["result"])
+        rec = self.d.get(f"/api/games/{gid}/dice").json()
+        self.assertIsNotNone(rec["seed"])
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(rec, f)
+        try:
+            p = subprocess.run([sys.executable, blackbox.VERIFY_DICE, f.name], capture_output=True, text=True,
+                               timeout=60)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        finally:
+            os.unlink(f.name)
+        out = [m["move"] + " (" + m["note"] + ")" for m in moves if " is out" in m["note"]]
+        
+        print(f"\nadaptive play: {plies} plies; bands {seen}; Kings lost {kings_lost}; outs {out}; resigned {resigned}; result {g['result']['summary']}",
+              file=sys.stderr)
+
+    def check_attack(self, e, pos, after, ans, seen):
+        """Spec 6.3 and 8.1: the note, the roll and the board after an attack."""
+        text = ans["move"]
+        fr, to = e["fr"], e["to"]
+        a = VALUES[e["piece"]]
+        v = VALUES[cell(pos["board"], to if not e["cap"] else "h8")]
+        note = ans["note"]
+        m = RESULT.match(note)
+        self.assertTrue(m, (text, note))
+        if a > v:
+            self.assertTrue(note.startswith("no roll: success"), (text, note))
+            self.assertEqual(ans["dice"], [], ans)
+            band = "success"
+        else:
+            self.assertTrue(m["roll"], (text, note))
+            roll, needs = int(m["roll"]), int(m["needs"])
+            self.assertEqual(len(ans["dice"]), 1, ans)
+            self.assertEqual(ans["dice"], [roll], ans)
+            best, draws = bands(v - a)
+            self.assertEqual(needs, best, (text, note, a, v))
+            band = m["band"].split(",")[0]
+            want = "success" if roll >= best else "draw" if roll in draws else "failure"
+            self.assertEqual(band, want, (text, note))
+            if band == "draw":
+                self.assertEqual(m["back"], fr, (text, note))
+        seen.setdefault(band, f"{text} ({note})")
+        board, owners = after["board"], after
+        piece = cell(pos["board"], fr)
+        if band == "success" and not e["cap"]:
+            self.assertIsNone(cell(board, fr), text)
+            self.assertEqual(owner(owners, to), owner(pos, fr), text)
+            promoted = re.search(r"promotes to ([GAOM])", note)
+            self.assertEqual(cell(board, to), promoted.group(1) if promoted else piece, (text, note))
+        elif band == "draw":
+            self.assertEqual(cell(board, fr), piece, text)
+            self.assertEqual(cell(board, to), cell(pos["board"], to), text)
+            self.assertEqual(owner(owners, to), owner(pos, to), text)
+        elif band == "failure":
+            self.assertIsNone(cell(board, fr), text)
+            self.assertEqual(cell(board, to), cell(pos["board"], to), text)
+            self.assertEqual(owner(owners, to), owner(pos, to), text)
+
+    def check_king_loss(self, gid, tokens, ans):
+        """Spec 6.7: the note, the notes and who moves the victim's army now."""
+        m = re.search(r"King lost: (\w+) bound to (\w+)|King lost: (\w+)'s army passes to (\w+)", ans["note"])
+        self.assertTrue(m, ans["note"])
+        notes = ans["game"]["position"]["notes"]
+        if ans["game"]["status"] != "running":
+            return
+        if m.group(1):
+            victim, lord = m.group(1), m.group(2)
+            self.assertTrue(any(f"{victim} (bound to {lord})" in n for n in notes), notes)
+        else:
+            victim, ctrl = m.group(3), m.group(4)
+            self.assertTrue(any(f"{victim} (army moved by {ctrl})" in n for n in notes), notes)
+            # Play on until the victim's slot: the controller's token moves that army.
+            for _ in range(4):
+                g = self.d.game(gid)
+                if g["status"] != "running":
+                    return
+                if g["position"]["notes"][0] == f"To act: {victim}'s army, moved by {ctrl}":
+                    self.assertEqual(g["turn"], [ctrl])
+                    v = self.d.game(gid, tokens[ctrl])
+                    self.assertTrue(v["legal_moves"], v)
+                    self.assertTrue(all(t.startswith(victim[0] + ": ") for t in v["legal_moves"]))
+                    r = self.d.move(gid, tokens[victim], v["legal_moves"][0].split(": ", 1)[1], g["ply"])
+                    self.assertEqual(r.status, 403, r)
+                    return
+                seat = g["turn"][0]
+                v = self.d.game(gid, tokens[seat])
+                self.send(gid, tokens[seat], v["legal_moves"][0].split(": ", 1)[1], v["ply"])
+
+
+if __name__ == "__main__":
+    blackbox.ROOKERY = os.path.abspath(sys.argv.pop(1))
+    unittest.main()
