@@ -32,44 +32,39 @@ static void turn_cell(rules_cell *cell, int turns, int has_facing)
 /* Copy src rotated by turns clockwise quarter turns into dst (square boards for odd turns). */
 static void rotate(const rules_view *src, int turns, rules_view *dst)
 {
-	int n = src->rows;
+	/* Half turns work on any grid; quarter turns only on square ones (the four-seat boards). */
+	int rows = src->rows, cols = src->cols, n = rows;
 
 	*dst = *src;
-	if (turns == 0 || (turns % 2 && src->rows != src->cols))
+	if (turns == 0 || (turns % 2 && rows != cols))
 		return;
-	for (int r = 0; r < n; r++) {
-		for (int c = 0; c < n; c++) {
+	for (int r = 0; r < rows; r++) {
+		for (int c = 0; c < cols; c++) {
 			int sr, sc;
 			switch (turns) {
 			case 1: sr = n - 1 - c, sc = r; break;          /* the left edge comes to the top */
-			case 2: sr = n - 1 - r, sc = n - 1 - c; break;
+			case 2: sr = rows - 1 - r, sc = cols - 1 - c; break;
 			default: sr = c, sc = n - 1 - r; break;         /* the right edge comes to the top */
 			}
 			dst->cell[r][c] = src->cell[sr][sc];
 			turn_cell(&dst->cell[r][c], turns, src->has_facing);
 		}
-		switch (turns) {
-		case 1:
-			snprintf(dst->row_label[r], sizeof dst->row_label[r], "%s", src->col_label[r]);
-			snprintf(dst->col_label[r], sizeof dst->col_label[r], "%s", src->row_label[n - 1 - r]);
-			break;
-		case 2:
-			snprintf(dst->row_label[r], sizeof dst->row_label[r], "%s", src->row_label[n - 1 - r]);
-			snprintf(dst->col_label[r], sizeof dst->col_label[r], "%s", src->col_label[n - 1 - r]);
-			break;
-		default:
-			snprintf(dst->row_label[r], sizeof dst->row_label[r], "%s", src->col_label[n - 1 - r]);
-			snprintf(dst->col_label[r], sizeof dst->col_label[r], "%s", src->row_label[r]);
-			break;
-		}
 	}
+	for (int r = 0; r < rows; r++)
+		snprintf(dst->row_label[r], sizeof dst->row_label[r], "%s",
+			 turns == 1 ? src->col_label[r] : turns == 2 ? src->row_label[rows - 1 - r] :
+			 src->col_label[n - 1 - r]);
+	for (int c = 0; c < cols; c++)
+		snprintf(dst->col_label[c], sizeof dst->col_label[c], "%s",
+			 turns == 1 ? src->row_label[n - 1 - c] : turns == 2 ? src->col_label[cols - 1 - c] :
+			 src->row_label[c]);
 	for (int h = 0; h < src->nholdings; h++) {
 		int r = src->holding[h].row, c = src->holding[h].col;
 		if (r < 0)
 			continue;
 		switch (turns) {
 		case 1: dst->holding[h].row = c, dst->holding[h].col = n - 1 - r; break;
-		case 2: dst->holding[h].row = n - 1 - r, dst->holding[h].col = n - 1 - c; break;
+		case 2: dst->holding[h].row = rows - 1 - r, dst->holding[h].col = cols - 1 - c; break;
 		default: dst->holding[h].row = n - 1 - c, dst->holding[h].col = r; break;
 		}
 	}
