@@ -8,7 +8,8 @@ JSON API and the HTML game page. One scripted game from the house start
 position to a King capture holds one capture of each method (displacement,
 assimilation, conversion by attacking), a compound split into the captor's
 hand by displacement with demotion, a drop, and promotions before, after and
-instead of a move. The rules are /work/shared/rules/conversion-chess.md
+instead of a move. The rules are the game's specification, shown as its rules page
+(templates/rules-conversion-chess.html, /rules/conversion-chess)
 (sections cited as "spec 6.2" and so on; "CC1" is a scenario of section 10).
 
 Python standard library only.

@@ -5,7 +5,8 @@ usage: cyvasse_game.py path/to/rookery [unittest options]
 
 The real daemon on 127.0.0.1 (the harness of blackbox.py) with mail into the
 maildir beside its database (--reply-domain rook.test). The rules are
-/work/shared/rules/cyvasse.md ("spec 6.1" and so on).
+the game's specification, shown as its rules page
+(templates/rules-cyvasse.html, /rules/cyvasse) ("spec 6.1" and so on).
 
 1. Secrecy (spec 6.1, 10 Y3): White submits a setup other than the default;
    until Black's setup is in, nothing Black or the public can see (the game

@@ -8,7 +8,8 @@ JSON API and the HTML game page: a scripted game played to the first King
 capture (a shared-pawn double step by each of the four seats, en passant,
 castling by two seats, a promotion), seat tokens and turns, resignation and
 draws by agreement of all four seats, and the board as each seat's page draws
-it. The rules are /work/shared/rules/complex-allegiance.md (sections cited as
+it. The rules are the game's specification, shown as its rules page
+(templates/rules-complex-allegiance.html, /rules/complex-allegiance) (sections cited as
 "spec 6.3" and so on).
 
 Python standard library only.

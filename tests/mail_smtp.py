@@ -952,13 +952,9 @@ class DeliveryTests(MailCase):
         self.assertEqual(outbox_rows(d.db)[0]["state"], "sending")
 
     def test_second_daemon_on_the_same_database_is_refused(self):
-        # Server bug: nothing stops a second `rookery serve` on a database a running daemon
-        # owns (no lock in db_open or main.c). The second one starts, marks the first one's
-        # mails in flight failed (outbox_start -> db_outbox_abandon_interrupted), takes over
-        # the mail socket (mail_socket_start unlinks "<db>.mail.sock" as if stale), and on
-        # its exit removes it: from then on `rookery mail-in` answers 75 although the first
-        # daemon still runs, and two processes write one SQLite database, which DESIGN.md
-        # rules out (the WAL-reset bug of SQLite 3.40).
+        # One daemon per database (it holds <db>.lock): a second `rookery serve` would mark the
+        # first one's mails in flight failed, take over its mail socket, and write the same
+        # SQLite database from a second process (the WAL-reset bug of SQLite 3.40).
         smtp = self.smtp()
         d = self.daemon(smtp=smtp)
         gid, tokens, _ = self.new_game(d)
