@@ -4,7 +4,8 @@
 usage: civil_war_game.py path/to/rookery [unittest options]
 
 The real daemon on 127.0.0.1 (the harness of blackbox.py), driven over the
-JSON API and the HTML game page. The rules are /work/shared/rules/civil-war.md
+JSON API and the HTML game page. The rules are the game's specification, shown as its rules page
+(templates/rules-civil-war.html, /rules/civil-war)
 ("spec 6.3" and so on). The server rolls the d12 from the game's committed
 secret seed, so the test cannot choose outcomes: it plays ADAPTIVELY, choosing
 among the legal moves of the seat to act with a fixed random seed, preferring
@@ -13,6 +14,14 @@ outcome band of an attack (success, draw, failure) has been seen. Alliance
 declarations are sent out of turn on the way; the game is ended by a
 resignation, and then the revealed dice are recomputed by
 scripts/verify-dice.py.
+
+Two King hunts (spec 6.6-6.8) play the same way: South, North and East chase
+West's King, which walks out of its fortress, and attack it whenever they
+can, until an attack takes it. Without a Grand Prince, West's army passes to
+the captor (who then moves it, West's own token being refused); in the second
+game a West Prince first enters a foreign fortress (promoting to Grand
+Prince), so West is bound instead and then crowns the Grand Prince, ending
+the bond.
 
 Python standard library only.
 """
@@ -58,6 +67,65 @@ def bands(d):
     if d == 0:
         return 9, range(5, 9)
     return d + 2, range(d, d + 2)
+
+
+# ---- geometry for the King hunt (spec 2, 3, 5) ----
+
+FORTRESS = {"South": ("abc", (1, 2, 3)), "West": ("abc", (13, 14, 15)),
+            "North": ("mno", (13, 14, 15)), "East": ("mno", (1, 2, 3))}
+GATES = {("c2", "d2"), ("b13", "b12"), ("m14", "l14"), ("n3", "n4")}
+GATES |= {(b, a) for a, b in GATES}
+FORWARD = {"South": (0, 1), "West": (1, 0), "North": (0, -1), "East": (-1, 0)}
+ORTHO = ((0, 1), (1, 0), (0, -1), (-1, 0))
+KING_STEPS = tuple((df, dr) for df in (-1, 0, 1) for dr in (-1, 0, 1) if df or dr)
+HUNTERS = "QGARO"        # the pieces that chase the victim's King: they can turn
+
+
+def xy(sq):
+    return FILES.index(sq[0]), int(sq[1:])
+
+
+def name(f, r):
+    return f"{FILES[f]}{r}" if 0 <= f < 15 and 1 <= r <= 15 else None
+
+
+def fortress_of(sq):
+    for seat, (fs, rs) in FORTRESS.items():
+        if sq[0] in fs and int(sq[1:]) in rs:
+            return seat
+    return None
+
+
+def step_ok(a, b):
+    """Spec 2.1: a single step between adjacent squares a and b, walls only."""
+    fa, fb = fortress_of(a), fortress_of(b)
+    return fa == fb or (a, b) in GATES
+
+
+def bfs(sources, passable=lambda sq: True):
+    """King-step distances to the nearest source, walls respected, never through h8."""
+    dist = {sq: 0 for sq in sources}
+    todo = list(sources)
+    for sq in todo:
+        f, r = xy(sq)
+        for df, dr in KING_STEPS:
+            n = name(f + df, r + dr)
+            if n and n != "h8" and n not in dist and passable(n) and step_ok(sq, n):
+                dist[n] = dist[sq] + 1
+                todo.append(n)
+    return dist
+
+
+def attack_dirs(army, piece):
+    fwd = FORWARD[army]
+    back = (-fwd[0], -fwd[1])
+    return {"Q": ORTHO, "G": (fwd, back), "A": (fwd, back), "O": (fwd, back), "M": (fwd, back),
+            "K": ()}.get(piece, (fwd,))
+
+
+def find(pos, piece, army):
+    return [name(f, 15 - i) for i, row in enumerate(pos["board"]) for f, c in enumerate(row)
+            if c == piece and pos["owners"][i][f] == army]
 
 
 class BoardParser(html.parser.HTMLParser):
@@ -335,6 +403,173 @@ class CivilWarGame(blackbox.DaemonCase):
         
         print(f"\nadaptive play: {plies} plies; bands {seen}; Kings lost {kings_lost}; outs {out}; resigned {resigned}; result {g['result']['summary']}",
               file=sys.stderr)
+
+    # ---- the King hunt: a King lost, control passing, a bond and a betrayal (spec 6.6-6.8) ----
+
+    VICTIM, REFUGE = "West", "e10"      # West's King walks out of its fortress to e10
+
+    def hunt_move(self, army, pos, legal, rnd, betrayal):
+        """The move to play: South, North and East chase West's King; West walks it out."""
+        board = pos["board"]
+        moves = [(t, ECHO.match(t)) for t in legal]
+        moves = [(t, e) for t, e in moves if e]
+        quiet = [(t, e) for t, e in moves if e["sep"] == "-" and not e["cap"]]
+        ksq = find(pos, "K", self.VICTIM)[0]
+        has_g = bool(find(pos, "G", self.VICTIM))
+        route = {"b13", "b12", self.REFUGE} if ksq != self.REFUGE else set()
+
+        def best(cands, dist, key=lambda t, e: 0):
+            cands = [(t, e) for t, e in cands if dist.get(e["to"], 99) < dist.get(e["fr"], 99)]
+            if not cands:
+                return None
+            low = min(dist[e["to"]] + key(t, e) for t, e in cands)
+            return rnd.choice([t for t, e in cands if dist[e["to"]] + key(t, e) == low])
+
+        if army == self.VICTIM:
+            if betrayal and not has_g and rnd.random() < 0.85:
+                # A Prince into a foreign fortress: compulsory promotion to Grand Prince.
+                dist = bfs([sq for s, (fs, rs) in FORTRESS.items() if s != army for f in fs for r in rs
+                            for sq in [f"{f}{r}"] if cell(board, sq) is None])
+                t = best([(t, e) for t, e in quiet if e["piece"] == "R"], dist)
+                if t:
+                    return t
+            if ksq != self.REFUGE and (has_g or not betrayal or rnd.random() < 0.5):
+                dist = bfs([self.REFUGE], lambda sq: cell(board, sq) is None or sq == ksq)
+                t = best([(t, e) for t, e in quiet if e["piece"] == "K"], dist)
+                if t:
+                    return t
+                qs = [(t, e) for t, e in quiet if e["piece"] == "Q" and e["fr"] in ("b13", "b12")
+                      and e["to"] not in ("b13", ksq)]
+                if qs:
+                    return rnd.choice(qs)[0]
+            filler = [t for t, e in quiet if e["piece"] not in "KG" and e["to"] not in route
+                      and not (e["piece"] == "R" and not betrayal and fortress_of(e["to"]) not in (None, army))]
+            if filler:
+                pawns = [t for t in filler if ECHO.match(t)["piece"] == "P"]
+                return rnd.choice(pawns if pawns and rnd.random() < 0.5 else filler)
+        else:
+            ready = has_g or not betrayal
+            regicide = [t for t, e in moves if e["sep"] == "x" and not e["cap"] and e["to"] == ksq]
+            if regicide and ready:
+                return rnd.choice(regicide)
+            aim = ksq if fortress_of(ksq) is None else self.REFUGE
+            ax, ay = xy(aim)
+            cands = []
+            dists = {}
+            for t, e in quiet:
+                if e["piece"] not in HUNTERS or e["to"] in route:
+                    continue
+                dirs = attack_dirs(army, e["piece"])
+                if dirs not in dists:
+                    targets = [n for df, dr in dirs for n in [name(ax - df, ay - dr)]
+                               if n and n != "h8" and step_ok(n, aim)]
+                    dists[dirs] = bfs(targets)
+                d = dists[dirs]
+                if d.get(e["to"], 99) < d.get(e["fr"], 99):
+                    cands.append((d[e["to"]] - VALUES[e["piece"]] / 10, t))
+            if cands and rnd.random() < 0.85:
+                low = min(c for c, t in cands)
+                return rnd.choice([t for c, t in cands if c == low])
+            filler = [t for t, e in quiet if e["to"] not in route]
+            if filler:
+                return rnd.choice(filler)
+        others = [t for t in legal if "x" not in t.split(": ", 1)[1] and "=" not in t]
+        return rnd.choice(others or legal)
+
+    def hunt(self, seed, betrayal):
+        """Play until West's King is taken by a successful attack; return the game and answer."""
+        rnd = random.Random(seed)
+        gid, tokens = self.new_game()
+        seen = {}
+        for plies in range(3000):
+            g = self.d.game(gid)
+            self.assertEqual(g["status"], "running", g["position"]["notes"])
+            mover = g["turn"][0]
+            m = re.match(r"^To act: (\w+)$", g["position"]["notes"][0])
+            self.assertTrue(m, g["position"]["notes"])
+            army = m.group(1)
+            self.assertEqual(army, mover)
+            v = self.d.game(gid, tokens[mover])
+            pos = v["position"]
+            text = self.hunt_move(army, pos, v["legal_moves"], rnd, betrayal)
+            ans = self.send(gid, tokens[mover], text.split(": ", 1)[1], v["ply"])
+            self.assertEqual(ans["move"], text)
+            e = ECHO.match(text)
+            if e and (e["sep"] == "x" or e["cap"]):
+                self.check_attack(e, pos, ans["game"]["position"], ans, seen)
+            else:
+                self.assertEqual(ans["dice"], [], ans)
+            if "King lost" in ans["note"]:
+                self.assertEqual(e["to"], find(pos, "K", self.VICTIM)[0], ans)
+                self.assertTrue(ans["note"].startswith("roll ") or ans["note"].startswith("no roll"), ans)
+                self.assertIn("success", ans["note"].split(";")[0], ans)
+                self.assertEqual(find(ans["game"]["position"], "K", self.VICTIM), [], ans)
+                return gid, tokens, mover, ans, plies + 1, rnd, seen
+        self.fail(f"West's King still stands after 3000 plies (seed {seed}): {seen}")
+
+    def play_until(self, gid, tokens, first_note, rnd):
+        """Quiet moves of the other slots until the notes start with first_note."""
+        for _ in range(8):
+            g = self.d.game(gid)
+            self.assertEqual(g["status"], "running", g["position"]["notes"])
+            if g["position"]["notes"][0] == first_note:
+                return g
+            seat = g["turn"][0]
+            v = self.d.game(gid, tokens[seat])
+            quiet = [t for t in v["legal_moves"] if ECHO.match(t) and ECHO.match(t)["sep"] == "-"
+                     and not ECHO.match(t)["cap"]]
+            self.assertTrue(quiet, v["position"]["notes"])
+            self.send(gid, tokens[seat], rnd.choice(quiet).split(": ", 1)[1], v["ply"])
+        self.fail(f"never reached {first_note!r}: {g['position']['notes']}")
+
+    def test_king_lost_control_passes(self):
+        gid, tokens, captor, ans, plies, rnd, seen = self.hunt(SEED + 1, betrayal=False)
+        self.assertIn(f"King lost: West's army passes to {captor}", ans["note"])
+        notes = ans["game"]["position"]["notes"]
+        self.assertTrue(any(n.startswith("Without a King: ") and f"West (army moved by {captor})" in n
+                            for n in notes), notes)
+        g = self.play_until(gid, tokens, f"To act: West's army, moved by {captor}", rnd)
+        self.assertEqual(g["turn"], [captor], g)
+        v = self.d.game(gid, tokens[captor])
+        legal = v["legal_moves"]
+        self.assertTrue(legal, v)
+        self.assertTrue(all(t.startswith("W: ") for t in legal), legal)
+        quiet = [t for t in legal if ECHO.match(t) and ECHO.match(t)["sep"] == "-"]
+        text = rnd.choice(quiet)
+        # West's own token is refused on its army's slot; the controller's is taken.
+        r = self.d.move(gid, tokens["West"], text.split(": ", 1)[1], v["ply"])
+        self.assertEqual(r.status, 403, r)
+        a = self.send(gid, tokens[captor], text, v["ply"])
+        self.assertEqual(a["move"], text)
+        self.assertEqual(a["game"]["ply"], v["ply"] + 1)
+        print(f"\nKing hunt: {plies} plies; {ans['move']} ({ans['note']}); then {text} by {captor}",
+              file=sys.stderr)
+
+    def test_king_lost_bound_then_betrayal(self):
+        gid, tokens, captor, ans, plies, rnd, seen = self.hunt(SEED + 2, betrayal=True)
+        self.assertIn(f"King lost: West bound to {captor}", ans["note"])
+        notes = ans["game"]["position"]["notes"]
+        self.assertTrue(any(n.startswith("Without a King: ") and f"West (bound to {captor})" in n
+                            for n in notes), notes)
+        g = self.play_until(gid, tokens, "To act: West (West may crown a Grand Prince instead)", rnd)
+        self.assertEqual(g["turn"], ["West"], g)
+        v = self.d.game(gid, tokens["West"])
+        gsq = find(v["position"], "G", "West")[0]
+        self.assertIn(f"W: G{gsq}=K", v["legal_moves"])
+        # Not the overlord's to send, nor out of turn for anyone else.
+        r = self.d.move(gid, tokens[captor], f"G{gsq}=K", v["ply"])
+        self.assertGreaterEqual(r.status, 400, r)
+        self.assertLess(r.status, 500, r)
+        a = self.send(gid, tokens["West"], f"G{gsq}=K", v["ply"])
+        self.assertEqual(a["move"], f"W: G{gsq}=K")
+        self.assertEqual(a["dice"], [])
+        self.assertIn(f"West is no longer bound to {captor}", a["note"])
+        after = a["game"]["position"]
+        self.assertEqual(cell(after["board"], gsq), "K")
+        self.assertEqual(owner(after, gsq), "West")
+        self.assertFalse(any("bound to" in n for n in after["notes"]), after["notes"])
+        print(f"\nKing hunt with betrayal: {plies} plies; {ans['move']} ({ans['note']}); "
+              f"then {a['move']} ({a['note']})", file=sys.stderr)
 
     def check_attack(self, e, pos, after, ans, seen):
         """Spec 6.3 and 8.1: the note, the roll and the board after an attack."""
