@@ -1,6 +1,7 @@
 /* civil_war.c - the rules of Civil War (four players on a 15x15 board with walled fortresses and a
  * Capital, valued pieces whose attacks are settled with a twelve-sided die, alliances, control of a
  * lost King's army and betrayal), as the spec civil-war.md rules them. */
+#include "notation.h"
 #include "rules.h"
 #include "xalloc.h"
 
@@ -897,21 +898,10 @@ static int check_line(const rules_position *pos, int seat, const scanned *s, cw_
 
 /* ---- parsing ---- */
 
-static const char *skip_sp(const char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
-}
-
+/* Here ';' (declarations follow) and '#' (a comment) also end what is being read. */
 static int unexpected(const char *p, const char *what, rules_error *err)
 {
-	if (!*p || *p == ';' || *p == '#')
-		return rules_fail(err, RULES_E_PARSE, "the line ends too early: expected %s", what);
-	if (isprint((unsigned char)*p))
-		return rules_fail(err, RULES_E_PARSE, "unexpected '%c': expected %s", *p, what);
-	return rules_fail(err, RULES_E_PARSE, "unexpected character 0x%02x: expected %s",
-			  (unsigned char)*p, what);
+	return notation_unexpected(*p == ';' || *p == '#' ? "" : p, what, err);
 }
 
 static int is_file(int ch)
@@ -950,7 +940,7 @@ static int scan_square(const char **pp, int *r, int *f, const char *what, rules_
 	if (rank < 1 || rank > SIZE || isdigit((unsigned char)*p))
 		return rules_fail(err, RULES_E_PARSE, "there is no rank %d: ranks run from 1 to 15", rank);
 	*r = rank - 1;
-	*pp = skip_sp(p);
+	*pp = notation_skip_space(p);
 	return 0;
 }
 
@@ -979,7 +969,7 @@ static int seat_of_word(const char *w)
 /* "ally North" / "break W" from p (spaces skipped), up to the end of its segment. */
 static int scan_decl(const char **pp, scanned *s, rules_error *err)
 {
-	const char *p = skip_sp(*pp);
+	const char *p = notation_skip_space(*pp);
 	char w[16];
 	size_t n = word_at(p, w, sizeof w);
 	int op, t;
@@ -992,14 +982,14 @@ static int scan_decl(const char **pp, scanned *s, rules_error *err)
 		return n ? rules_fail(err, RULES_E_PARSE, "'%.*s' is not a declaration: write ally <seat> or break <seat>",
 				      (int)(n > 20 ? 20 : n), p)
 			: unexpected(p, "a declaration: ally <seat> or break <seat>", err);
-	p = skip_sp(p + n);
+	p = notation_skip_space(p + n);
 	n = word_at(p, w, sizeof w);
 	if (!n)
 		return unexpected(p, "a seat (South, West, North, East or S, W, N, E)", err);
 	if ((t = seat_of_word(w)) < 0)
 		return rules_fail(err, RULES_E_PARSE, "'%.*s' is not a seat: write South, West, North or East",
 				  (int)(n > 20 ? 20 : n), p);
-	p = skip_sp(p + n);
+	p = notation_skip_space(p + n);
 	if (s->ndecl >= MAX_DECL)
 		return rules_fail(err, RULES_E_PARSE, "at most %d declarations fit on one line", MAX_DECL);
 	s->decl[s->ndecl][0] = (unsigned char)op;
@@ -1012,41 +1002,41 @@ static int scan_decl(const char **pp, scanned *s, rules_error *err)
 /* The action part of a line (spec 8.1), up to ';', '#' or the end. */
 static int scan_action(const char **pp, scanned *s, rules_error *err)
 {
-	const char *p = skip_sp(*pp), *q;
+	const char *p = notation_skip_space(*pp), *q;
 	char w[16];
 	size_t n;
 	int rc;
 
 	/* The army prefix: a word and a colon. */
 	n = word_at(p, w, sizeof w);
-	q = skip_sp(p + n);
+	q = notation_skip_space(p + n);
 	if (n && *q == ':') {
 		if ((s->army = seat_of_word(w)) < 0)
 			return rules_fail(err, RULES_E_PARSE, "'%.*s' is not an army: write South, West, North or East",
 					  (int)(n > 20 ? 20 : n), p);
-		p = skip_sp(q + 1);
+		p = notation_skip_space(q + 1);
 		n = word_at(p, w, sizeof w);
 	}
 	if (!strcmp(w, "pass")) {
 		s->act = SC_PASS;
-		p = skip_sp(p + n);
+		p = notation_skip_space(p + n);
 	} else if (!strcmp(w, "betray")) {
 		s->act = SC_BETRAY;
-		p = skip_sp(p + n);
+		p = notation_skip_space(p + n);
 		if ((rc = scan_square(&p, &s->fr, &s->ff, "the square of the Grand Prince to crown", err)))
 			return rc;
 	} else if (!strcmp(w, "ally") || !strcmp(w, "break")) {
 		return rules_fail(err, RULES_E_PARSE, "a declaration stands alone or after an action and ';'");
 	} else {
 		int up = toupper((unsigned char)*p);
-		if (isalpha((unsigned char)*p) && looks_like_square(skip_sp(p + 1))) {
+		if (isalpha((unsigned char)*p) && looks_like_square(notation_skip_space(p + 1))) {
 			if (!is_piece_letter(up))
 				return rules_fail(err, RULES_E_PARSE,
 						  "'%c' is not a piece letter: write K, Q, R, G, B, A, N, O, P or M", *p);
 			s->letter = (char)up;
-			p = skip_sp(p + 1);
+			p = notation_skip_space(p + 1);
 		} else if (isalpha((unsigned char)*p) && !looks_like_square(p) && *p != 0) {
-			q = skip_sp(p + 1);
+			q = notation_skip_space(p + 1);
 			if (isalpha((unsigned char)q[0]) && isdigit((unsigned char)q[1]))
 				return rules_fail(err, RULES_E_PARSE,
 						  "'%c' is not a file: a square is a file a-o and a rank 1-15, such as h8", *q);
@@ -1058,28 +1048,28 @@ static int scan_action(const char **pp, scanned *s, rules_error *err)
 		if ((rc = scan_square(&p, &s->fr, &s->ff, "the square of the piece that acts", err)))
 			return rc;
 		if (*p == '=') {
-			p = skip_sp(p + 1);
+			p = notation_skip_space(p + 1);
 			if (toupper((unsigned char)*p) != 'K')
 				return unexpected(p, "K after '=' (a betrayal is written G<square>=K)", err);
 			s->act = SC_BETRAY;
-			p = skip_sp(p + 1);
+			p = notation_skip_space(p + 1);
 		} else if (*p == '!') {
 			s->act = SC_CAP2;
-			p = skip_sp(p + 1);
+			p = notation_skip_space(p + 1);
 		} else {
 			s->act = SC_MOVE;
 			if (*p == '-' || *p == 'x' || *p == 'X')
-				p = skip_sp(p + 1);
+				p = notation_skip_space(p + 1);
 			if ((rc = scan_square(&p, &s->tr, &s->tf, "the square the piece moves to", err)))
 				return rc;
 			if (*p == '!') {
 				s->capital = 1;
-				p = skip_sp(p + 1);
+				p = notation_skip_space(p + 1);
 			}
 		}
 	}
 	while (*p == '+')
-		p = skip_sp(p + 1);
+		p = notation_skip_space(p + 1);
 	if (*p && *p != ';' && *p != '#') {
 		if (*p == '!')
 			return rules_fail(err, RULES_E_PARSE, "'!' (a Capital attack) may only follow the last square");
@@ -1107,7 +1097,7 @@ static int scan(const char *text, scanned *s, rules_error *err)
 	for (size_t i = 0; i < len; i++)
 		if ((unsigned char)text[i] >= 0x80)
 			return rules_fail(err, RULES_E_PARSE, "the line may contain only ASCII characters");
-	p = skip_sp(text);
+	p = notation_skip_space(text);
 	if (!*p || *p == '#')
 		return rules_fail(err, RULES_E_PARSE, "the line is empty: write an action or a declaration");
 	word_at(p, w, sizeof w);

@@ -1,5 +1,6 @@
 /* complex_allegiance.c - the rules of Complex Allegiance Chess (four players, 10x10 board without
  * corners, shared pawns), as the spec complex-allegiance.md rules them. */
+#include "notation.h"
 #include "rules.h"
 #include "xalloc.h"
 
@@ -713,23 +714,6 @@ static int has_legal_move(const rules_position *pos, int seat)
 
 /* ---- parsing ---- */
 
-static const char *skip_sp(const char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
-}
-
-static int unexpected(const char *p, const char *what, rules_error *err)
-{
-	if (!*p)
-		return rules_fail(err, RULES_E_PARSE, "the move ends too early: expected %s", what);
-	if (isprint((unsigned char)*p))
-		return rules_fail(err, RULES_E_PARSE, "unexpected '%c': expected %s", *p, what);
-	return rules_fail(err, RULES_E_PARSE, "unexpected character 0x%02x: expected %s",
-			  (unsigned char)*p, what);
-}
-
 static int is_file(int ch)
 {
 	ch = tolower(ch);
@@ -752,18 +736,18 @@ static int scan_square(const char **pp, int *r, int *f, const char *what, rules_
 			return rules_fail(err, RULES_E_PARSE,
 					  "'%c' is not a file: a square is a file a-j and a rank 1-10, such as e2 (expected %s)",
 					  *p, what);
-		return unexpected(p, what, err);
+		return notation_unexpected(p, what, err);
 	}
 	*f = tolower((unsigned char)*p) - 'a';
 	p++;
 	if (!isdigit((unsigned char)*p))
-		return unexpected(p, "a rank 1-10 after the file letter", err);
+		return notation_unexpected(p, "a rank 1-10 after the file letter", err);
 	while (isdigit((unsigned char)*p) && rank < 1000)
 		rank = rank * 10 + (*p++ - '0');
 	if (rank < 1 || rank > SIZE || isdigit((unsigned char)*p))
 		return rules_fail(err, RULES_E_PARSE, "there is no rank %d: ranks run from 1 to 10", rank);
 	*r = rank - 1;
-	*pp = skip_sp(p);
+	*pp = notation_skip_space(p);
 	return 0;
 }
 
@@ -789,16 +773,16 @@ static int scan(const char *text, scanned *s, rules_error *err)
 		if ((unsigned char)text[i] >= 0x80)
 			return rules_fail(err, RULES_E_PARSE, "the move may contain only ASCII characters");
 
-	p = skip_sp(text);
+	p = notation_skip_space(text);
 	if (is_castle_o(*p)) {
 		int n = 1;
-		p = skip_sp(p + 1);
+		p = notation_skip_space(p + 1);
 		while (*p == '-') {
-			p = skip_sp(p + 1);
+			p = notation_skip_space(p + 1);
 			if (!is_castle_o(*p))
-				return unexpected(p, "O after '-' in castling (O-O or O-O-O)", err);
+				return notation_unexpected(p, "O after '-' in castling (O-O or O-O-O)", err);
 			n++;
-			p = skip_sp(p + 1);
+			p = notation_skip_space(p + 1);
 		}
 		if (n != 2 && n != 3)
 			return rules_fail(err, RULES_E_PARSE, "castling is written O-O or O-O-O");
@@ -806,7 +790,7 @@ static int scan(const char *text, scanned *s, rules_error *err)
 	} else {
 		int up = toupper((unsigned char)*p);
 		if (is_piece_type(up)) {
-			const char *q = skip_sp(p + 1);
+			const char *q = notation_skip_space(p + 1);
 			if (looks_like_square(q)) {
 				s->letter = (char)up;
 				p = q;
@@ -820,13 +804,13 @@ static int scan(const char *text, scanned *s, rules_error *err)
 		if ((rc = scan_square(&p, &s->fr, &s->ff, "the square the piece moves from", err)))
 			return rc;
 		if (*p == '-' || *p == 'x' || *p == 'X' || *p == ':')
-			p = skip_sp(p + 1);
+			p = notation_skip_space(p + 1);
 		if ((rc = scan_square(&p, &s->tr, &s->tf, "the square the piece moves to", err)))
 			return rc;
 		if (*p == '=' || *p == '/') {
-			p = skip_sp(p + 1);
+			p = notation_skip_space(p + 1);
 			if (!isalpha((unsigned char)*p))
-				return unexpected(p, "a promotion piece Q, R, B or N", err);
+				return notation_unexpected(p, "a promotion piece Q, R, B or N", err);
 		}
 		if (isalpha((unsigned char)*p) && tolower((unsigned char)*p) != 'e') {
 			int up2 = toupper((unsigned char)*p);
@@ -834,18 +818,18 @@ static int scan(const char *text, scanned *s, rules_error *err)
 				return rules_fail(err, RULES_E_PARSE,
 						  "'%c' is not a promotion piece: write Q, R, B or N", *p);
 			s->promo = (char)up2;
-			p = skip_sp(p + 1);
+			p = notation_skip_space(p + 1);
 		}
 		if (tolower((unsigned char)p[0]) == 'e' && tolower((unsigned char)p[1]) == 'p')
-			p = skip_sp(p + 2);
+			p = notation_skip_space(p + 2);
 		else if (tolower((unsigned char)p[0]) == 'e' && p[1] == '.'
 			 && tolower((unsigned char)p[2]) == 'p' && p[3] == '.')
-			p = skip_sp(p + 4);
+			p = notation_skip_space(p + 4);
 	}
 	while (*p == '+')
-		p = skip_sp(p + 1);
+		p = notation_skip_space(p + 1);
 	if (*p && *p != '#')
-		return unexpected(p, s->castle ? "'+', '#' or the end of the move"
+		return notation_unexpected(p, s->castle ? "'+', '#' or the end of the move"
 				  : "a promotion piece, 'ep', '+', '#' or the end of the move", err);
 	return 0;
 }

@@ -1,5 +1,6 @@
 /* conversion_chess.c - the rules of Conversion Chess (four tiers of pieces; captures displace,
  * assimilate or convert; drops; one-tier promotion), as the spec conversion-chess.md rules them. */
+#include "notation.h"
 #include "rules.h"
 #include "xalloc.h"
 
@@ -681,23 +682,6 @@ typedef struct scanned {
 	part p[2];
 } scanned;
 
-static const char *skip_sp(const char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
-}
-
-static int unexpected(const char *p, const char *what, rules_error *err)
-{
-	if (!*p)
-		return rules_fail(err, RULES_E_PARSE, "the move ends too early: expected %s", what);
-	if (isprint((unsigned char)*p))
-		return rules_fail(err, RULES_E_PARSE, "unexpected '%c': expected %s", *p, what);
-	return rules_fail(err, RULES_E_PARSE, "unexpected character 0x%02x: expected %s",
-			  (unsigned char)*p, what);
-}
-
 static int is_file(int ch)
 {
 	ch = tolower(ch);
@@ -720,12 +704,12 @@ static int scan_square(const char **pp, int *r, int *f, const char *what, rules_
 			return rules_fail(err, RULES_E_PARSE,
 					  "'%c' is not a file: a square is a file a-i and a rank 1-9, such as e4 (expected %s)",
 					  *p, what);
-		return unexpected(p, what, err);
+		return notation_unexpected(p, what, err);
 	}
 	*f = tolower((unsigned char)*p) - 'a';
 	p++;
 	if (!isdigit((unsigned char)*p))
-		return unexpected(p, "a rank 1-9 after the file letter", err);
+		return notation_unexpected(p, "a rank 1-9 after the file letter", err);
 	while (isdigit((unsigned char)*p) && rank < 1000)
 		rank = rank * 10 + (*p++ - '0');
 	if (rank < 1 || rank > SIZE || isdigit((unsigned char)*p))
@@ -739,7 +723,7 @@ static int scan_square(const char **pp, int *r, int *f, const char *what, rules_
 static int scan_letter(const char *p, unsigned *power, const char *what, rules_error *err)
 {
 	if (!isalpha((unsigned char)*p))
-		return unexpected(p, what, err);
+		return notation_unexpected(p, what, err);
 	*power = power_of((unsigned char)*p);
 	if (!*power)
 		return rules_fail(err, RULES_E_PARSE,
@@ -769,7 +753,7 @@ static int method_word(const char *p, size_t *len)
 /* One part: a move, a promotion or a drop (spec 8.1). */
 static int scan_part(const char **pp, part *w, rules_error *err)
 {
-	const char *p = skip_sp(*pp);
+	const char *p = notation_skip_space(*pp);
 	unsigned bit;
 	size_t len;
 	int rc;
@@ -788,18 +772,18 @@ static int scan_part(const char **pp, part *w, rules_error *err)
 			w->piece |= bit;
 			p++;
 		} while (*p != ')');
-		p = skip_sp(p + 1);
+		p = notation_skip_space(p + 1);
 	} else if (isalpha((unsigned char)*p)) {
-		const char *q = skip_sp(p + 1);
+		const char *q = notation_skip_space(p + 1);
 		if (*q == '*') {
 			if ((rc = scan_letter(p, &bit, "a piece letter", err)))
 				return rc;
 			w->kind = PART_DROP;
 			w->letter = (char)toupper((unsigned char)*p);
-			p = skip_sp(q + 1);
+			p = notation_skip_space(q + 1);
 			if ((rc = scan_square(&p, &w->tr, &w->tf, "the square to drop on", err)))
 				return rc;
-			*pp = skip_sp(p);
+			*pp = notation_skip_space(p);
 			return 0;
 		}
 		if (power_of((unsigned char)*p) && looks_like_square(q)) {
@@ -817,25 +801,25 @@ static int scan_part(const char **pp, part *w, rules_error *err)
 	}
 	if ((rc = scan_square(&p, &w->fr, &w->ff, "a square, such as e3 in e3-e4", err)))
 		return rc;
-	p = skip_sp(p);
+	p = notation_skip_space(p);
 	if (*p == '=') {
-		p = skip_sp(p + 1);
+		p = notation_skip_space(p + 1);
 		if ((rc = scan_letter(p, &bit, "the piece to promote to (P, S, G, B or R)", err)))
 			return rc;
 		w->kind = PART_PROMO;
 		w->letter = (char)toupper((unsigned char)*p);
-		*pp = skip_sp(p + 1);
+		*pp = notation_skip_space(p + 1);
 		return 0;
 	}
 	if (*p == '-' || *p == 'x' || *p == 'X')
-		p = skip_sp(p + 1);
+		p = notation_skip_space(p + 1);
 	if ((rc = scan_square(&p, &w->tr, &w->tf, "the square the piece moves to", err)))
 		return rc;
 	w->kind = PART_MOVE;
-	p = skip_sp(p);
+	p = notation_skip_space(p);
 	w->method = method_word(p, &len);
 	if (w->method) {
-		p = skip_sp(p + len);
+		p = notation_skip_space(p + len);
 		if (*p == '(') {
 			if (w->method == M_ASSIM)
 				return rules_fail(err, RULES_E_PARSE,
@@ -843,22 +827,22 @@ static int scan_part(const char **pp, part *w, rules_error *err)
 			w->nlist = 0;
 			p++;
 			for (;;) {
-				p = skip_sp(p);
+				p = notation_skip_space(p);
 				if ((rc = scan_letter(p, &bit, "a hand piece letter (A, N, D, P, S or G)", err)))
 					return rc;
 				if (w->nlist == MAX_LIST)
 					return rules_fail(err, RULES_E_PARSE, "the demotion list is too long");
 				w->list[w->nlist++] = (char)toupper((unsigned char)*p);
-				p = skip_sp(p + 1);
+				p = notation_skip_space(p + 1);
 				if (*p == ',') {
 					p++;
 					continue;
 				}
 				if (*p == ')')
 					break;
-				return unexpected(p, "',' or ')' in the demotion list", err);
+				return notation_unexpected(p, "',' or ')' in the demotion list", err);
 			}
-			p = skip_sp(p + 1);
+			p = notation_skip_space(p + 1);
 		}
 	}
 	*pp = p;
@@ -896,9 +880,9 @@ static int scan(const char *text, scanned *s, rules_error *err)
 		p++;
 	}
 	while (*p == '+')
-		p = skip_sp(p + 1);
+		p = notation_skip_space(p + 1);
 	if (*p && *p != '#')
-		return unexpected(p, parts[n - 1].kind == PART_MOVE && !parts[n - 1].method
+		return notation_unexpected(p, parts[n - 1].kind == PART_MOVE && !parts[n - 1].method
 				  ? "a capture method (disp or assim), '/', '+', '#' or the end of the move"
 				  : "'/', '+', '#' or the end of the move", err);
 	for (int i = 0; i < n; i++) {

@@ -1,5 +1,6 @@
 /* cyvasse.c - the rules of Nine-Tile Cyvasse (88 hexagonally connected squares, hidden tile setups,
  * engagement and armour), as the spec cyvasse.md rules them. */
+#include "notation.h"
 #include "rules.h"
 #include "xalloc.h"
 
@@ -1051,23 +1052,6 @@ static int check_setup_move(const cy_move *m, int seat, rules_error *err)
 
 /* ---- parsing ---- */
 
-static const char *skip_sp(const char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
-}
-
-static int unexpected(const char *p, const char *what, rules_error *err)
-{
-	if (!*p)
-		return rules_fail(err, RULES_E_PARSE, "the line ends too early: expected %s", what);
-	if (isprint((unsigned char)*p))
-		return rules_fail(err, RULES_E_PARSE, "unexpected '%c': expected %s", *p, what);
-	return rules_fail(err, RULES_E_PARSE, "unexpected character 0x%02x: expected %s",
-			  (unsigned char)*p, what);
-}
-
 /* A square name starts at p: a letter a-l and a digit 1-9. */
 static int looks_square(const char *p)
 {
@@ -1082,7 +1066,7 @@ static int scan_square(const char **pp, int *sq, rules_error *err)
 	int i, n;
 
 	if (!looks_square(p))
-		return unexpected(p, "a square such as e4", err);
+		return notation_unexpected(p, "a square such as e4", err);
 	i = tolower((unsigned char)*p) - 'a';
 	n = p[1] - '0';
 	if (isdigit((unsigned char)p[2]))
@@ -1109,11 +1093,11 @@ static int word_is(const char *p, const char *w)
 /* The tail of a line: optional '+' signs, then a '#' comment or the end. */
 static int scan_tail(const char *p, const char *what, rules_error *err)
 {
-	p = skip_sp(p);
+	p = notation_skip_space(p);
 	while (*p == '+')
-		p = skip_sp(p + 1);
+		p = notation_skip_space(p + 1);
 	if (*p && *p != '#')
-		return unexpected(p, what, err);
+		return notation_unexpected(p, what, err);
 	return 0;
 }
 
@@ -1123,22 +1107,22 @@ static int scan_setup(const char *p, scanned_setup *s, rules_error *err)
 	int in_groups = 0;
 
 	memset(s, 0, sizeof *s);
-	p = skip_sp(p);
+	p = notation_skip_space(p);
 	if (word_is(p, "default")) {
 		s->is_default = 1;
 		return scan_tail(p + 7, "the end of the line after \"setup default\"", err);
 	}
 	if (toupper((unsigned char)*p) != 'K' || !isdigit((unsigned char)p[1]))
-		return unexpected(p, "the King's tile position K0, K1 or K2, or \"default\"", err);
+		return notation_unexpected(p, "the King's tile position K0, K1 or K2, or \"default\"", err);
 	if (p[1] > '2' || isalnum((unsigned char)p[2]))
 		return rules_fail(err, RULES_E_PARSE,
 				  "the King's tile position is K0, K1 or K2 (left, centre, right)");
 	s->kpos = p[1] - '0';
-	p = skip_sp(p + 2);
+	p = notation_skip_space(p + 2);
 	while (*p && *p != '#') {
 		int c = toupper((unsigned char)*p);
 		if (!isalpha(c))
-			return unexpected(p, "a slot assignment such as L0=5A or a piece group such as R=a3,b4", err);
+			return notation_unexpected(p, "a slot assignment such as L0=5A or a piece group such as R=a3,b4", err);
 		if ((c == 'L' || c == 'R') && isdigit((unsigned char)p[1])) {
 			int slot, tile, face = 0, rot = 0;
 			if (in_groups)
@@ -1149,23 +1133,23 @@ static int scan_setup(const char *p, scanned_setup *s, rules_error *err)
 				return rules_fail(err, RULES_E_PARSE,
 						  "there is no slot %c%c: slots are L0-L5 and R0-R5", c, p[1]);
 			slot = (c == 'R') * 6 + p[1] - '0';
-			p = skip_sp(p + 2);
+			p = notation_skip_space(p + 2);
 			if (*p != '=')
-				return unexpected(p, "'=' after the slot", err);
-			p = skip_sp(p + 1);
+				return notation_unexpected(p, "'=' after the slot", err);
+			p = notation_skip_space(p + 1);
 			if (isdigit((unsigned char)*p) && (*p < '1' || *p > '8'))
 				return rules_fail(err, RULES_E_PARSE, "there is no tile %c: tiles are 1-8", *p);
 			if (!isdigit((unsigned char)*p))
-				return unexpected(p, "a tile number 1-8", err);
+				return notation_unexpected(p, "a tile number 1-8", err);
 			tile = *p++ - '0';
 			if (toupper((unsigned char)*p) == 'A' || toupper((unsigned char)*p) == 'B')
 				face = toupper((unsigned char)*p++);
-			if (toupper((unsigned char)*p) == 'R' && *skip_sp(p + 1) != '=') {
+			if (toupper((unsigned char)*p) == 'R' && *notation_skip_space(p + 1) != '=') {
 				rot = 1;
 				p++;
 			}
 			if (isdigit((unsigned char)*p))
-				return unexpected(p, "a space after the tile", err);
+				return notation_unexpected(p, "a space after the tile", err);
 			if (s->nslots >= MAX_SETUP_SLOTS)
 				return rules_fail(err, RULES_E_PARSE, "too many slot assignments");
 			s->slot[s->nslots].slot = slot;
@@ -1178,15 +1162,15 @@ static int scan_setup(const char *p, scanned_setup *s, rules_error *err)
 			if (c == 'K' && isdigit((unsigned char)p[1]))
 				return rules_fail(err, RULES_E_PARSE,
 						  "the King's tile position is written once, first");
-			if (k < 0 || *skip_sp(p + 1) != '=') {
-				if (k < 0 && *skip_sp(p + 1) == '=')
+			if (k < 0 || *notation_skip_space(p + 1) != '=') {
+				if (k < 0 && *notation_skip_space(p + 1) == '=')
 					return rules_fail(err, RULES_E_PARSE,
 							  "'%c' is not a piece letter (R, S, L, H, E, C, T, D, W or K)",
 							  *p);
-				return unexpected(p, "a slot assignment such as L0=5A or a piece group such as R=a3,b4", err);
+				return notation_unexpected(p, "a slot assignment such as L0=5A or a piece group such as R=a3,b4", err);
 			}
 			in_groups = 1;
-			p = skip_sp(skip_sp(p + 1) + 1);
+			p = notation_skip_space(notation_skip_space(p + 1) + 1);
 			for (;;) {
 				int sq, rc;
 				if ((rc = scan_square(&p, &sq, err)))
@@ -1195,13 +1179,13 @@ static int scan_setup(const char *p, scanned_setup *s, rules_error *err)
 					return rules_fail(err, RULES_E_PARSE, "too many squares in the setup");
 				s->letter[s->nsq] = kinds[k].letter;
 				s->sq[s->nsq++] = sq;
-				p = skip_sp(p);
+				p = notation_skip_space(p);
 				if (*p != ',')
 					break;
-				p = skip_sp(p + 1);
+				p = notation_skip_space(p + 1);
 			}
 		}
-		p = skip_sp(p);
+		p = notation_skip_space(p);
 	}
 	return scan_tail(p, "the end of the setup line", err);
 }
@@ -1221,15 +1205,15 @@ typedef struct scanned {
 
 static int scan_part(const char **pp, move_part *pt, rules_error *err)
 {
-	const char *p = skip_sp(*pp);
+	const char *p = notation_skip_space(*pp);
 	int rc;
 
 	memset(pt, 0, sizeof *pt);
 	pt->end = -1;
 	if (isalpha((unsigned char)*p) && !looks_square(p)) {
-		const char *q = skip_sp(p + 1);
+		const char *q = notation_skip_space(p + 1);
 		if (!looks_square(q))
-			return unexpected(p, "a square such as e4, or a piece letter and a square", err);
+			return notation_unexpected(p, "a square such as e4, or a piece letter and a square", err);
 		if (kind_of(*p) < 0)
 			return rules_fail(err, RULES_E_PARSE,
 					  "'%c' is not a piece letter (R, S, L, H, E, C, T, D, W or K)", *p);
@@ -1238,16 +1222,16 @@ static int scan_part(const char **pp, move_part *pt, rules_error *err)
 	}
 	if ((rc = scan_square(&p, &pt->from, err)))
 		return rc;
-	p = skip_sp(p);
+	p = notation_skip_space(p);
 	if (*p == 'x' || *p == 'X' || *p == '-') {
 		pt->sep = *p == '-' ? '-' : 'x';
-		p = skip_sp(p + 1);
+		p = notation_skip_space(p + 1);
 	}
 	if ((rc = scan_square(&p, &pt->to, err)))
 		return rc;
-	p = skip_sp(p);
+	p = notation_skip_space(p);
 	if (*p == '-') {
-		p = skip_sp(p + 1);
+		p = notation_skip_space(p + 1);
 		if ((rc = scan_square(&p, &pt->end, err)))
 			return rc;
 	}
@@ -1268,7 +1252,7 @@ static int scan_move(const char *p, scanned *s, rules_error *err)
 		if (s->nparts < 2)
 			s->p[s->nparts] = pt;
 		s->nparts++;
-		p = skip_sp(p);
+		p = notation_skip_space(p);
 		if (*p != '/')
 			break;
 		p++;
@@ -1466,7 +1450,7 @@ static int cy_parse(const rules_position *pos, int seat, const char *text,
 	for (size_t i = 0; i < len; i++)
 		if ((unsigned char)text[i] >= 0x80)
 			return rules_fail(err, RULES_E_PARSE, "the line may contain only ASCII characters");
-	p = skip_sp(text);
+	p = notation_skip_space(text);
 
 	if (word_is(p, "setup")) {
 		scanned_setup s;

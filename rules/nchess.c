@@ -1,4 +1,5 @@
 /* nchess.c - the rules of Nchess (9x9 chess with a river and prisons), as the spec nchess.md rules them. */
+#include "notation.h"
 #include "rules.h"
 #include "xalloc.h"
 
@@ -688,16 +689,6 @@ static const char *skip_sep(const char *p)
 	return p;
 }
 
-static int unexpected(const char *p, const char *what, rules_error *err)
-{
-	if (!*p)
-		return rules_fail(err, RULES_E_PARSE, "the move ends too early: expected %s", what);
-	if (isprint((unsigned char)*p))
-		return rules_fail(err, RULES_E_PARSE, "unexpected '%c': expected %s", *p, what);
-	return rules_fail(err, RULES_E_PARSE, "unexpected character 0x%02x: expected %s",
-			  (unsigned char)*p, what);
-}
-
 static int scan_letter(const char **pp, char *type, rules_error *err)
 {
 	const char *p = *pp;
@@ -707,7 +698,7 @@ static int scan_letter(const char **pp, char *type, rules_error *err)
 		if (isalpha((unsigned char)*p))
 			return rules_fail(err, RULES_E_PARSE,
 					  "'%c' is not a piece letter (C, N, M, G, A, S or O)", *p);
-		return unexpected(p, "a piece letter", err);
+		return notation_unexpected(p, "a piece letter", err);
 	}
 	*type = (char)t;
 	*pp = skip_sep(p + 1);
@@ -721,7 +712,7 @@ static int scan_coord(const char **pp, int *value, rules_error *err)
 	if (*p == '0')
 		return rules_fail(err, RULES_E_PARSE, "0 is not a row or column: they run from 1 to 9");
 	if (*p < '1' || *p > '9')
-		return unexpected(p, "a row or column digit 1-9", err);
+		return notation_unexpected(p, "a row or column digit 1-9", err);
 	*value = *p - '1';
 	*pp = skip_sep(p + 1);
 	return 0;
@@ -785,7 +776,7 @@ static int scan(const char *text, scanned *s, rules_error *err)
 	while (*p == '+')
 		p = skip_sep(p + 1);
 	if (*p && *p != '#')
-		return unexpected(p, "'/', '+', '#' or the end of the move", err);
+		return notation_unexpected(p, "'/', '+', '#' or the end of the move", err);
 	return 0;
 }
 
