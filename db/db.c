@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int db_schema_version_supported(void)
 {
@@ -515,4 +516,49 @@ int db_game_count(db *d, int *count, db_error *err)
 	*count = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
 	sqlite3_finalize(st);
 	return 0;
+}
+
+int db_backup(db *d, const char *dest, db_error *err)
+{
+	char *part = xasprintf("%s.part", dest);
+	sqlite3 *out = NULL;
+	sqlite3_backup *b;
+	int r = 0, rc;
+
+	if (access(dest, F_OK) == 0) {
+		r = dbi_fail(err, DB_E_CONFLICT, "%s already exists; choose a new file", dest);
+		goto done;
+	}
+	unlink(part);
+	if (sqlite3_open_v2(part, &out, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+		r = dbi_fail(err, DB_E_IO, "cannot create %s: %s", part, out ? sqlite3_errmsg(out) : "out of memory");
+		goto done;
+	}
+	b = sqlite3_backup_init(out, "main", d->conn, "main");
+	if (!b) {
+		r = dbi_fail(err, DB_E_IO, "cannot start the backup: %s", sqlite3_errmsg(out));
+		goto done;
+	}
+	rc = sqlite3_backup_step(b, -1);
+	sqlite3_backup_finish(b);
+	if (rc != SQLITE_DONE) {
+		r = dbi_fail(err, DB_E_IO, "the backup failed: %s", sqlite3_errstr(rc));
+		goto done;
+	}
+	/* The copy is a plain database file (no WAL) with the same schema version. */
+	if (sqlite3_exec(out, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL) != SQLITE_OK) {
+		r = dbi_fail(err, DB_E_IO, "cannot finish the copy: %s", sqlite3_errmsg(out));
+		goto done;
+	}
+	sqlite3_close(out);
+	out = NULL;
+	if (rename(part, dest))
+		r = dbi_fail(err, DB_E_IO, "cannot move the copy to %s", dest);
+done:
+	if (out)
+		sqlite3_close(out);
+	if (r)
+		unlink(part);
+	free(part);
+	return r;
 }

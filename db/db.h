@@ -183,6 +183,14 @@ void db_player_seats_free(db_player_seat *v, size_t n);
 int db_rate_hit(db *d, const char *key, long long now, int window_s, int limit, int *allowed,
 		db_error *err);
 
+/*
+ * Copy the whole database, consistently, into a new file at dest with
+ * SQLite's online backup (never copy the files of a live database). The
+ * copy is written beside dest and renamed into place when complete; an
+ * existing dest is refused.
+ */
+int db_backup(db *d, const char *dest, db_error *err);
+
 /* Count of rows in games, for tests and the demo. */
 int db_game_count(db *d, int *count, db_error *err);
 

@@ -4,8 +4,10 @@
 
 #include <stddef.h>
 
+#include "limits.h"
+
 /* Largest message mail_parse looks at; larger ones are refused unparsed. */
-#define MAIL_MAX_BYTES (256 * 1024)
+#define MAIL_MAX_BYTES LIMIT_MAIL_SIZE
 /* Longest command line the server accepts; mail_parse still returns longer ones. */
 #define MAIL_MAX_COMMAND 400
 /* Most bytes kept in mail_incoming.text (cut at a UTF-8 character boundary). */

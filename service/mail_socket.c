@@ -108,7 +108,24 @@ static void serve_one(mail_socket *s, int fd)
 	int code;
 
 	set_timeouts(fd);
-	if (read_line(fd, line, sizeof line) || sscanf(line, "MAIL %lu %519s", &len, recipient) != 2 ||
+	if (read_line(fd, line, sizeof line)) {
+		dprintf(fd, "%d the request was not understood\n", MAIL_IN_SOFTWARE);
+		return;
+	}
+	/* The same door takes an operator's backup request: "BACKUP <absolute path>". */
+	if (!strncmp(line, "BACKUP /", 8)) {
+		db_error de;
+		pthread_mutex_lock(&s->app->lock);
+		int r = db_backup(s->app->db, line + 7, &de);
+		pthread_mutex_unlock(&s->app->lock);
+		if (r)
+			log_event("backup to %s failed: %s", line + 7, de.message);
+		else
+			log_event("backed up to %s", line + 7);
+		dprintf(fd, "%d %s\n", r ? 74 : 0, r ? de.message : "backed up");
+		return;
+	}
+	if (sscanf(line, "MAIL %lu %519s", &len, recipient) != 2 ||
 	    len > MAIL_MAX_BYTES) {
 		dprintf(fd, "%d the request was not understood\n", MAIL_IN_SOFTWARE);
 		return;
@@ -193,16 +210,15 @@ void mail_socket_stop(mail_socket *s)
 	free(s);
 }
 
-int mail_socket_send(const char *path, const char *message, size_t len, const char *recipient,
-		     char *msg, size_t msg_size)
+/* Connect to the daemon's socket; -1 with msg filled when it is not there. */
+static int connect_daemon(const char *path, char *msg, size_t msg_size)
 {
 	struct sockaddr_un sa;
-	char header[600], line[600];
-	int fd, code;
+	int fd;
 
 	if (fill_addr(&sa, path)) {
-		snprintf(msg, msg_size, "the mail socket path %s is too long", path);
-		return MAIL_IN_SOFTWARE;
+		snprintf(msg, msg_size, "the socket path %s is too long", path);
+		return -1;
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
@@ -210,20 +226,60 @@ int mail_socket_send(const char *path, const char *message, size_t len, const ch
 			 strerror(errno));
 		if (fd >= 0)
 			close(fd);
-		return MAIL_IN_TEMPFAIL;
+		return -1;
 	}
 	set_timeouts(fd);
+	return fd;
+}
+
+/* Read the daemon's one-line verdict "<code> <text>"; -1 when none came. */
+static int read_verdict(int fd, char *msg, size_t msg_size)
+{
+	char line[600];
+	int code;
+
+	if (read_line(fd, line, sizeof line) || sscanf(line, "%d", &code) != 1)
+		return -1;
+	const char *text = strchr(line, ' ');
+	snprintf(msg, msg_size, "%s", text ? text + 1 : "");
+	return code;
+}
+
+int mail_socket_backup(const char *path, const char *dest, char *msg, size_t msg_size)
+{
+	int fd = connect_daemon(path, msg, msg_size), code;
+
+	if (fd < 0)
+		return MAIL_IN_TEMPFAIL;
+	if (dest[0] != '/' || strchr(dest, '\n') || strlen(dest) > 500) {
+		close(fd);
+		snprintf(msg, msg_size, "the backup path must be absolute");
+		return 64;
+	}
+	if (dprintf(fd, "BACKUP %s\n", dest) < 0 || (code = read_verdict(fd, msg, msg_size)) < 0) {
+		snprintf(msg, msg_size, "the Rookery daemon did not answer");
+		code = MAIL_IN_TEMPFAIL;
+	}
+	close(fd);
+	return code;
+}
+
+int mail_socket_send(const char *path, const char *message, size_t len, const char *recipient,
+		     char *msg, size_t msg_size)
+{
+	char header[600];
+	int fd = connect_daemon(path, msg, msg_size), code;
+
+	if (fd < 0)
+		return MAIL_IN_TEMPFAIL;
 	/* An address with white space cannot be ours; send "-" and let the headers speak. */
 	snprintf(header, sizeof header, "MAIL %zu %s\n", len,
 		 recipient && *recipient && !strpbrk(recipient, " \t\r\n") && strlen(recipient) < 500 ? recipient : "-");
 	if (write_full(fd, header, strlen(header)) || write_full(fd, message, len) ||
-	    read_line(fd, line, sizeof line) || sscanf(line, "%d", &code) != 1) {
+	    (code = read_verdict(fd, msg, msg_size)) < 0) {
 		snprintf(msg, msg_size, "the Rookery daemon did not answer; try again later");
-		close(fd);
-		return MAIL_IN_TEMPFAIL;
+		code = MAIL_IN_TEMPFAIL;
 	}
 	close(fd);
-	const char *text = strchr(line, ' ');
-	snprintf(msg, msg_size, "%s", text ? text + 1 : "");
 	return code;
 }

@@ -1,4 +1,4 @@
-/* mail_socket.h - how `rookery mail-in` hands a message to the daemon: a Unix socket beside the database. */
+/* mail_socket.h - the daemon's door for local commands (mail-in, backup): a Unix socket beside the database. */
 #ifndef ROOKERY_MAIL_SOCKET_H
 #define ROOKERY_MAIL_SOCKET_H
 
@@ -22,5 +22,13 @@ void mail_socket_stop(mail_socket *s);
  */
 int mail_socket_send(const char *path, const char *message, size_t len, const char *recipient,
 		     char *msg, size_t msg_size);
+
+/*
+ * Ask the daemon at path for an online backup of its database into dest
+ * (an absolute path of a file that does not exist yet). Returns 0, 74
+ * (EX_IOERR) when the backup failed, or 75 when the daemon is not running;
+ * msg holds the daemon's answer.
+ */
+int mail_socket_backup(const char *path, const char *dest, char *msg, size_t msg_size);
 
 #endif

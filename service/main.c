@@ -39,6 +39,7 @@ static const char usage_main[] =
 	"commands:\n"
 	"  serve      run the web server, the JSON API and the mail service\n"
 	"  mail-in    hand one incoming mail (standard input) to the running server\n"
+	"  backup     copy the running server's database into a new file, consistently\n"
 	"  migrate    create or upgrade the database, then exit\n"
 	"\n"
 	"options:\n"
@@ -82,6 +83,17 @@ static const char usage_mail_in[] =
 	"  --recipient ADDR   the envelope recipient (default: $ORIGINAL_RECIPIENT or\n"
 	"                     $RECIPIENT as Postfix sets them, else the message's headers)\n"
 	"  -h, --help         show this help\n";
+
+static const char usage_backup[] =
+	"usage: rookery backup [options] FILE\n"
+	"\n"
+	"Ask the running `rookery serve` of the database for an online backup into FILE, a new\n"
+	"file (never copy the files of a live database). Exit status: 0 done, 74 the backup failed,\n"
+	"75 the server is not running.\n"
+	"\n"
+	"options:\n"
+	"  --db PATH         the database the server uses (default " DEFAULT_DB ")\n"
+	"  -h, --help        show this help\n";
 
 static const char usage_migrate[] =
 	"usage: rookery migrate [options]\n"
@@ -402,6 +414,43 @@ static int cmd_mail_in(int argc, char **argv)
 	return code;
 }
 
+static int cmd_backup(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *dbpath = DEFAULT_DB;
+	char msg[512], *path, *dest, cwd[4096];
+	int c, code;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dbpath = optarg; break;
+		case 'h': fputs(usage_backup, stdout); return 0;
+		default: fputs(usage_backup, stderr); return 64;
+		}
+	}
+	if (optind + 1 != argc) {
+		fputs(usage_backup, stderr);
+		return 64;
+	}
+	/* The daemon may run elsewhere: give it an absolute path. */
+	if (argv[optind][0] == '/')
+		dest = xstrdup(argv[optind]);
+	else if (getcwd(cwd, sizeof cwd))
+		dest = xasprintf("%s/%s", cwd, argv[optind]);
+	else
+		dest = xstrdup(argv[optind]);
+	path = mail_socket_path(dbpath);
+	code = mail_socket_backup(path, dest, msg, sizeof msg);
+	fprintf(code ? stderr : stdout, "rookery backup: %s%s%s\n", msg, code ? "" : " to ", code ? "" : dest);
+	free(path);
+	free(dest);
+	return code;
+}
+
 static int cmd_migrate(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -457,6 +506,8 @@ int main(int argc, char **argv)
 		return cmd_migrate(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "mail-in"))
 		return cmd_mail_in(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "backup"))
+		return cmd_backup(argc - 1, argv + 1);
 	fprintf(stderr, "rookery: unknown command \"%s\"\n%s", argv[1], usage_main);
 	return 64;
 }

@@ -1549,6 +1549,34 @@ class LifecycleTests(unittest.TestCase):
         self.addCleanup(d.kill)
         return d.start()
 
+    def test_online_backup(self):
+        d = self.daemon()
+        gid, tokens, _ = d.create_game()
+        self.assertEqual(d.move(gid, tokens["South"], "S 7 1 6 1", 0).status, 201)
+        dest = os.path.join(self.tmp, "copy.db")
+        r = run_rookery("backup", "--db", d.db, dest)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("backed up", r.stdout)
+        conn = sqlite3.connect(f"file:{dest}?mode=ro", uri=True)
+        try:
+            self.assertEqual(conn.execute("PRAGMA integrity_check").fetchone()[0], "ok")
+            self.assertEqual(conn.execute("SELECT COUNT(*) FROM moves").fetchone()[0], 1)
+        finally:
+            conn.close()
+        # An existing file is never overwritten; a relative path is taken from the caller's directory.
+        r = run_rookery("backup", "--db", d.db, dest)
+        self.assertEqual(r.returncode, 74, r.stderr)
+        self.assertIn("already exists", r.stderr)
+        r = run_rookery("backup", "--db", d.db, "second.db", cwd=self.tmp)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.exists(os.path.join(self.tmp, "second.db")))
+        d.stop()
+        # Without the daemon: EX_TEMPFAIL. The copy serves as a database of its own.
+        r = run_rookery("backup", "--db", d.db, os.path.join(self.tmp, "third.db"))
+        self.assertEqual(r.returncode, 75, r.stderr)
+        e = self.daemon(db=dest)
+        self.assertEqual(e.game(gid)["ply"], 1)
+
     def test_sigint_stops_cleanly(self):
         d = self.daemon()
         gid, tokens, _ = d.create_game()
