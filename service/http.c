@@ -302,6 +302,9 @@ static void add_common_headers(struct MHD_Response *r, const http_response *res)
 		MHD_add_response_header(r, "Location", res->location);
 	if (res->allow)
 		MHD_add_response_header(r, "Allow", res->allow);
+	/* Rate limits count by the hour (see pages_me.c). */
+	if (res->status == 429)
+		MHD_add_response_header(r, "Retry-After", "3600");
 }
 
 static enum MHD_Result send_response(struct pending *pd, http_response *res)
