@@ -3,7 +3,7 @@
 #define ROOKERY_LIMITS_H
 
 /* HTTP */
-#define LIMIT_CONNECTIONS            256          /* open connections at once */
+#define LIMIT_CONNECTIONS            512          /* open connections at once (the process has 1024 descriptors) */
 #define LIMIT_CONNECTIONS_PER_IP     32
 #define LIMIT_CONNECTION_TIMEOUT_S   30           /* idle or slow connections are closed */
 #define LIMIT_HEADER_MEMORY          (32 * 1024)  /* per connection: request line and headers */
