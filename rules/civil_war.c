@@ -1159,24 +1159,16 @@ static void set_start(rules_position *p)
 static int cw_start(const char *options, rules_position **out, rules_error *err)
 {
 	*out = NULL;
-	if (options && *options)
-		return rules_fail(err, RULES_E_DATA, "Civil War takes no options");
+	if (rules_no_options(options, "Civil War", err))
+		return RULES_E_DATA;
 	*out = xmalloc(sizeof **out);
 	set_start(*out);
 	return 0;
 }
 
-static void cw_free(rules_position *pos)
-{
-	free(pos);
-}
-
 static rules_position *cw_clone(const rules_position *pos)
 {
-	rules_position *p = xmalloc(sizeof *p);
-
-	*p = *pos;
-	return p;
+	return xmemdup(pos, sizeof *pos);
 }
 
 /* Whether the move's fields are in range (says nothing about legality). */
@@ -2060,7 +2052,7 @@ const rules_game rules_civil_war = {
 		"break <seat>) may be sent at any time, alone or after an action and ';'.",
 	.draw_rank = 1,
 	.start = cw_start,
-	.free_position = cw_free,
+	.free_position = rules_free_flat,
 	.clone = cw_clone,
 	.parse = cw_parse,
 	.format = cw_format,

@@ -885,24 +885,16 @@ static void set_start(rules_position *p)
 static int ca_start(const char *options, rules_position **out, rules_error *err)
 {
 	*out = NULL;
-	if (options && *options)
-		return rules_fail(err, RULES_E_DATA, "Complex Allegiance Chess takes no options");
+	if (rules_no_options(options, "Complex Allegiance Chess", err))
+		return RULES_E_DATA;
 	*out = xmalloc(sizeof **out);
 	set_start(*out);
 	return 0;
 }
 
-static void ca_free(rules_position *pos)
-{
-	free(pos);
-}
-
 static rules_position *ca_clone(const rules_position *pos)
 {
-	rules_position *p = xmalloc(sizeof *p);
-
-	*p = *pos;
-	return p;
+	return xmemdup(pos, sizeof *pos);
 }
 
 /* Whether the move's fields are in range (says nothing about legality). */
@@ -1486,7 +1478,7 @@ const rules_game rules_complex_allegiance = {
 		"each of the four choices as a move of its own.",
 	.draw_rank = 2,
 	.start = ca_start,
-	.free_position = ca_free,
+	.free_position = rules_free_flat,
 	.clone = ca_clone,
 	.parse = ca_parse,
 	.format = ca_format,

@@ -1241,8 +1241,8 @@ static int cc_start(const char *options, rules_position **out, rules_error *err)
 	int rc;
 
 	*out = NULL;
-	if (options && *options)
-		return rules_fail(err, RULES_E_DATA, "Conversion Chess takes no options");
+	if (rules_no_options(options, "Conversion Chess", err))
+		return RULES_E_DATA;
 	snprintf(text, sizeof text, "%s%s:-:-:W:-", TAG, house_setup);
 	if ((rc = read_position(text, &pos, err)))
 		return rc;
@@ -1251,17 +1251,9 @@ static int cc_start(const char *options, rules_position **out, rules_error *err)
 	return 0;
 }
 
-static void cc_free(rules_position *pos)
-{
-	free(pos);
-}
-
 static rules_position *cc_clone(const rules_position *pos)
 {
-	rules_position *p = xmalloc(sizeof *p);
-
-	*p = *pos;
-	return p;
+	return xmemdup(pos, sizeof *pos);
 }
 
 /* Whether the move's fields are in range (says nothing about legality). */
@@ -1892,7 +1884,7 @@ const rules_game rules_conversion_chess = {
 		"part: alone (Pe7=R), before the move (Ac7=S / Sc7-d6) or after it (Pe6-e7 / Pe7=B). "
 		"A drop is written like S*e5.",
 	.start = cc_start,
-	.free_position = cc_free,
+	.free_position = rules_free_flat,
 	.clone = cc_clone,
 	.parse = cc_parse,
 	.format = cc_format,

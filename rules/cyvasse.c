@@ -1500,24 +1500,16 @@ static void set_start(rules_position *p)
 static int cy_start(const char *options, rules_position **out, rules_error *err)
 {
 	*out = NULL;
-	if (options && *options)
-		return rules_fail(err, RULES_E_DATA, "Cyvasse takes no options");
+	if (rules_no_options(options, "Cyvasse", err))
+		return RULES_E_DATA;
 	*out = xmalloc(sizeof **out);
 	set_start(*out);
 	return 0;
 }
 
-static void cy_free(rules_position *pos)
-{
-	free(pos);
-}
-
 static rules_position *cy_clone(const rules_position *pos)
 {
-	rules_position *p = xmalloc(sizeof *p);
-
-	*p = *pos;
-	return p;
+	return xmemdup(pos, sizeof *pos);
 }
 
 static size_t format_setup(const cy_move *m, char *tmp, size_t cap)
@@ -2075,7 +2067,7 @@ const rules_game rules_cyvasse = {
 		"(\"Rc4-c5 / Rd4-d5\"), Horse continuations (\"Le3xf4-g5\") and Trebuchet retreats "
 		"(\"Te2xe5-e1\") are listed as complete moves.",
 	.start = cy_start,
-	.free_position = cy_free,
+	.free_position = rules_free_flat,
 	.clone = cy_clone,
 	.parse = cy_parse,
 	.format = cy_format,

@@ -843,24 +843,16 @@ static void set_start(rules_position *p)
 static int nc_start(const char *options, rules_position **out, rules_error *err)
 {
 	*out = NULL;
-	if (options && *options)
-		return rules_fail(err, RULES_E_DATA, "Nchess takes no options");
+	if (rules_no_options(options, "Nchess", err))
+		return RULES_E_DATA;
 	*out = xmalloc(sizeof **out);
 	set_start(*out);
 	return 0;
 }
 
-static void nc_free(rules_position *pos)
-{
-	free(pos);
-}
-
 static rules_position *nc_clone(const rules_position *pos)
 {
-	rules_position *p = xmalloc(sizeof *p);
-
-	*p = *pos;
-	return p;
+	return xmemdup(pos, sizeof *pos);
 }
 
 static size_t nc_format(const rules_position *pos, const rules_move *move, char *buf, size_t size)
@@ -1252,7 +1244,7 @@ const rules_game rules_nchess = {
 		"on an empty ordinary square of your own half, in last-in-first-out order "
 		"(the column-4 prison before the column-6 prison): \"c 5 4 9 4 / c 2 1 / s 3 3\".",
 	.start = nc_start,
-	.free_position = nc_free,
+	.free_position = rules_free_flat,
 	.clone = nc_clone,
 	.parse = nc_parse,
 	.format = nc_format,

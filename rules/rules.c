@@ -75,3 +75,15 @@ void rules_move_list_free(rules_move_list *list)
 	list->v = NULL;
 	list->n = list->cap = 0;
 }
+
+void rules_free_flat(rules_position *pos)
+{
+	free(pos);
+}
+
+int rules_no_options(const char *options, const char *title, rules_error *err)
+{
+	if (options && *options)
+		return rules_fail(err, RULES_E_DATA, "%s takes no options", title);
+	return 0;
+}

@@ -20,6 +20,7 @@ void *xmalloc(size_t n) { return check(malloc(n ? n : 1)); }
 void *xcalloc(size_t count, size_t size) { return check(calloc(count ? count : 1, size ? size : 1)); }
 void *xrealloc(void *p, size_t n) { return check(realloc(p, n ? n : 1)); }
 char *xstrdup(const char *s) { return check(strdup(s)); }
+void *xmemdup(const void *p, size_t n) { return memcpy(xmalloc(n), p, n); }
 char *xstrndup(const char *s, size_t n) { return check(strndup(s, n)); }
 
 char *xasprintf(const char *fmt, ...)
