@@ -302,7 +302,8 @@ int db_move_append(db *d, const char *game_id, const db_move *m, db_error *err)
 	int r;
 
 	r = dbi_prepare(d, "INSERT INTO moves (game_id, ply, seat, move, note, channel, at, dice, "
-		    "position_after, secret) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", &st, err);
+		    "position_after, secret, places) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+		    &st, err);
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, game_id);
@@ -315,6 +316,7 @@ int db_move_append(db *d, const char *game_id, const db_move *m, db_error *err)
 	dbi_bind_text(st, 8, m->dice ? m->dice : "[]");
 	dbi_bind_text(st, 9, m->position_after);
 	sqlite3_bind_int(st, 10, m->secret);
+	dbi_bind_text(st, 11, m->places ? m->places : "[]");
 	return dbi_step_done(d, st, err, "append move");
 }
 
@@ -340,9 +342,10 @@ static void read_move(sqlite3_stmt *st, db_move *m)
 	m->dice = dbi_col_text(st, 6);
 	m->position_after = dbi_col_text(st, 7);
 	m->secret = sqlite3_column_int(st, 8);
+	m->places = dbi_col_text(st, 9);
 }
 
-#define MOVE_COLUMNS "ply, seat, move, note, channel, at, dice, position_after, secret"
+#define MOVE_COLUMNS "ply, seat, move, note, channel, at, dice, position_after, secret, places"
 
 int db_move_get(db *d, const char *game_id, int ply, db_move *out, db_error *err)
 {
@@ -396,6 +399,7 @@ void db_move_clear(db_move *m)
 	free(m->at);
 	free(m->dice);
 	free(m->position_after);
+	free(m->places);
 	memset(m, 0, sizeof *m);
 }
 

@@ -61,6 +61,7 @@ typedef struct db_move {
 	char *dice;            /* JSON array text */
 	char *position_after;
 	int secret;            /* hidden from the other seats until revealed */
+	char *places;          /* JSON array of the square names the move touched */
 } db_move;
 
 typedef struct db_action {

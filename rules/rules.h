@@ -122,9 +122,25 @@ typedef struct rules_view {
 	int nholdings;
 	rules_holding holding[RULES_MAX_HOLDINGS];
 	int has_facing;          /* cells carry facings */
+	int brick;               /* rows are laid like bricks (hexagonal cells): each row's cells are centred */
 	int nnotes;              /* public state in words: alliances, who controls which army... */
 	char notes[8][160];
 } rules_view;
+
+/*
+ * How a move is entered by pointing at the drawn board: the places touched in
+ * order (usually the piece, then where it goes) and, in words, whatever else
+ * tells it apart from other moves touching the same places. A place is a
+ * square's name as the notation writes it ("7 1", "e4"), or "@h:P" for a
+ * piece P taken from holding h of the view (a drop from hand). Moves that
+ * touch nothing (an alliance, the default setup) have n == 0 and a choice.
+ */
+#define RULES_TOUCH_MAX 8
+typedef struct rules_gesture {
+	int n;
+	char at[RULES_TOUCH_MAX][8];
+	char choice[64];   /* "to prison 4", "promote to Q", "by displacement, G to hand"; "" when nothing */
+} rules_gesture;
 
 typedef struct rules_position rules_position;  /* opaque, one per game */
 
@@ -201,6 +217,14 @@ typedef struct rules_game {
 	unsigned (*in_play)(const rules_position *pos);
 
 	void (*view)(const rules_position *pos, rules_view *out);
+
+	/*
+	 * The gesture of a legal move (complete or partial) of pos. For a
+	 * continuation, the gesture of the whole move so far: its first places
+	 * are the partial move's. Two legal moves of one seat never have the
+	 * same places and choice.
+	 */
+	void (*gesture)(const rules_position *pos, const rules_move *move, rules_gesture *out);
 
 	/*
 	 * Hidden information; both NULL for games where everything is public.

@@ -99,6 +99,32 @@ void api_get_game(http_request *req, http_response *res)
 	game_loaded_free(&g);
 }
 
+void api_check_move(http_request *req, http_response *res)
+{
+	app_error err = {0};
+	game_loaded g;
+	rules_move mv;
+	rules_move_list next = {0};
+
+	if (game_load(req->app, req->params[0], &g, &err))
+		return reply_err(req, res, &err);
+	if (!http_query(req, "move"))
+		app_fail(&err, E_BAD_REQUEST, "give the partial move as ?move=");
+	else if (!game_read_move(&g, req->auth_seat, http_query(req, "move"), &mv, &err)) {
+		json_t *out = view_move_option(&g, &mv), *list = json_array();
+		if (mv.partial)
+			g.rules->continuations(g.pos, &mv, &next);
+		for (size_t i = 0; i < next.n; i++)
+			json_array_append_new(list, view_move_option(&g, &next.v[i]));
+		rules_move_list_free(&next);
+		json_object_set_new(out, "continuations", list);
+		http_reply_json(res, 200, out);
+	}
+	game_loaded_free(&g);
+	if (err.code)
+		reply_err(req, res, &err);
+}
+
 void api_post_move(http_request *req, http_response *res)
 {
 	app_error err = {0};

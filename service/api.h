@@ -8,6 +8,8 @@ void api_variants(http_request *req, http_response *res);
 void api_create_game(http_request *req, http_response *res);
 void api_get_game(http_request *req, http_response *res);
 void api_post_move(http_request *req, http_response *res);
+/* GET /api/games/{id}/check?move=: a move read without playing it, with its continuations when partial. */
+void api_check_move(http_request *req, http_response *res);
 void api_get_moves(http_request *req, http_response *res);
 void api_resign(http_request *req, http_response *res);
 void api_draw(http_request *req, http_response *res);

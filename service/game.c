@@ -247,6 +247,25 @@ static int map_rules_error(const rules_error *re, app_error *err)
 	return app_fail(err, code, "%s", re->message);
 }
 
+static int check_running(const game_loaded *g, app_error *err);
+
+int game_read_move(const game_loaded *g, int seat, const char *text, rules_move *mv, app_error *err)
+{
+	rules_error re;
+	int r;
+
+	if (!text || strlen(text) > LIMIT_MOVE_TEXT)
+		return app_fail(err, E_TOO_LARGE, "a move is at most %d bytes", LIMIT_MOVE_TEXT);
+	if (!text_utf8_valid(text, strlen(text)))
+		return app_fail(err, E_BAD_MOVE, "the move is not valid UTF-8 text");
+	if ((r = check_running(g, err)))
+		return r;
+	r = g->rules->parse(g->pos, seat, text, mv, &re);
+	if (r && r != RULES_E_INCOMPLETE)
+		return map_rules_error(&re, err);
+	return 0;
+}
+
 /* Parse text as seat's move in the stored position before ply. */
 static int canonical_at(app *a, const game_loaded *g, int ply, int seat, const char *text,
 			char out[RULES_TEXT_MAX])
@@ -336,6 +355,19 @@ static int check_running(const game_loaded *g, app_error *err)
 	return 0;
 }
 
+/* The places of a gesture as JSON array text. */
+static char *places_json(const rules_gesture *gesture)
+{
+	json_t *a = json_array();
+	char *text;
+
+	for (int i = 0; i < gesture->n; i++)
+		json_array_append_new(a, json_string(gesture->at[i]));
+	text = json_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	return text;
+}
+
 /*
  * Store what just changed g->pos: the move row (out->move by out->seat, with
  * its note, dice and secrecy), the game's new state and its mails; then
@@ -361,6 +393,7 @@ static int store_move(app *a, game_loaded *g, game_move_done *out, const rules_o
 	rec.dice = rolls_json(out);
 	rec.position_after = g->rules->serialize(g->pos);
 	rec.secret = oc->secret;
+	rec.places = places_json(&out->gesture);
 	free(g->rec->position);
 	g->rec->position = xstrdup(rec.position_after);
 	g->rec->ply++;
@@ -393,6 +426,7 @@ static int store_move(app *a, game_loaded *g, game_move_done *out, const rules_o
 	}
 	free(rec.dice);
 	free(rec.position_after);
+	free(rec.places);
 	return r;
 }
 
@@ -455,6 +489,8 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 	out->ply = g.rec->ply;
 	out->seat = seat;
 	g.rules->format(g.pos, &mv, out->move, sizeof out->move);
+	if (g.rules->gesture)
+		g.rules->gesture(g.pos, &mv, &out->gesture);
 	struct roller roller = {g.rec, g.rec->ply, out};
 	rules_dice dice = {roll_from_seed, &roller};
 	if (g.rules->apply(g.pos, &mv, &dice, &oc, &re)) {

@@ -36,6 +36,7 @@ typedef struct game_move_done {
 	int nrolls;
 	int rolls[16];
 	int sides[16];                  /* the die each roll was made with */
+	rules_gesture gesture;          /* the places the move touched (n = 0 for resignations) */
 } game_move_done;
 
 /*
@@ -45,6 +46,14 @@ typedef struct game_move_done {
  */
 int game_create(app *a, const char *variant, const game_seat_in *seats, int nseats,
 		game_created *out, app_error *err);
+
+/*
+ * Read text as seat's move in g's current position without playing it: 0
+ * with *mv filled (mv->partial set when it still needs continuations), or
+ * the error a submission would get (too long, unreadable, illegal, not the
+ * seat's turn, game over).
+ */
+int game_read_move(const game_loaded *g, int seat, const char *text, rules_move *mv, app_error *err);
 
 /* Which game and seat a seat token opens. *game_id is malloc'd. */
 int game_authenticate(app *a, const char *token, char **game_id, int *seat, app_error *err);

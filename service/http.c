@@ -296,7 +296,7 @@ static void add_common_headers(struct MHD_Response *r, const http_response *res)
 	MHD_add_response_header(r, "X-Frame-Options", "DENY");
 	MHD_add_response_header(r, "Cache-Control", "no-store");
 	MHD_add_response_header(r, "Content-Security-Policy",
-				"default-src 'none'; style-src 'self'; img-src 'self'; "
+				"default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; "
 				"form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
 	if (res->location)
 		MHD_add_response_header(r, "Location", res->location);

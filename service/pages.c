@@ -1,6 +1,7 @@
 /* pages.c - HTML pages: build a JSON model, render a template, handle the forms. */
 #include "pages.h"
 #include "api.h"
+#include "board.h"
 #include "errors.h"
 #include "game.h"
 #include "limits.h"
@@ -147,58 +148,20 @@ out:
 	}
 }
 
-/* The board rows as the viewer sees them: rotated so their side is at the bottom. */
-static json_t *board_model(const game_loaded *g, int seat)
+/*
+ * The board as the viewer sees it, rotated so their side is at the bottom:
+ * the drawing (board.c), and the lists beside it: holdings, notes, kinds.
+ */
+static json_t *board_model(const game_loaded *g, int seat, json_t *last_places)
 {
 	rules_view *v = xmalloc(sizeof *v);
-	json_t *rows = json_array(), *cols = json_array(), *holdings = json_array();
+	json_t *holdings = json_array();
 	int shared = 0;
 
 	view_oriented(g, seat, v);
-	for (int c = 0; c < v->cols; c++)
-		json_array_append_new(cols, json_string(v->col_label[c]));
-	for (int r = 0; r < v->rows; r++) {
-		json_t *cells = json_array();
-		for (int c = 0; c < v->cols; c++) {
-			const rules_cell *cell = &v->cell[r][c];
-			json_t *o = json_pack("{s:s, s:s, s:s}", "piece", cell->piece, "kind", cell->kind,
-				"square", cell->name);
-			if (cell->walls) {
-				char walls[48] = "";
-				static const char *const side[] = {" wall-t", " wall-r", " wall-b", " wall-l"};
-				for (int k = 0; k < 4; k++)
-					if (cell->walls & (1 << k))
-						strcat(walls, side[k]);
-				json_object_set_new(o, "walls", json_string(walls + 1));
-			}
-			if (v->has_facing && cell->piece[0] && cell->facing >= 0) {
-				static const char *const arrows[] = {"\u2191", "\u2192", "\u2193", "\u2190"};
-				json_object_set_new(o, "arrow", json_string(arrows[cell->facing & 3]));
-			}
-			if (cell->owner >= 0)
-				json_object_set_new(o, "side", json_string(g->rules->seat_names[cell->owner]));
-			if (cell->controllers) {
-				shared = 1;
-				json_t *who = view_seat_list(g->rules, cell->controllers);
-				char *names = NULL;
-				for (size_t k = 0; k < json_array_size(who); k++) {
-					char *more = xasprintf("%s%s%s", names ? names : "", names ? " and " : "",
-							       json_string_value(json_array_get(who, k)));
-					free(names);
-					names = more;
-				}
-				json_object_set_new(o, "side", json_string("shared"));
-				json_object_set_new(o, "shared_by", json_string(names ? names : ""));
-				free(names);
-				json_decref(who);
-			}
-			for (int h = 0; h < v->nholdings; h++)
-				if (v->holding[h].row == r && v->holding[h].col == c && v->holding[h].npieces)
-					json_object_set_new(o, "held", json_integer(v->holding[h].npieces));
-			json_array_append_new(cells, o);
-		}
-		json_array_append_new(rows, json_pack("{s:s, s:o}", "label", v->row_label[r], "cells", cells));
-	}
+	for (int r = 0; r < v->rows; r++)
+		for (int c = 0; c < v->cols; c++)
+			shared |= v->cell[r][c].controllers != 0;
 	for (int h = 0; h < v->nholdings; h++) {
 		const rules_holding *hd = &v->holding[h];
 		json_t *pieces = json_array();
@@ -226,8 +189,9 @@ static json_t *board_model(const game_loaded *g, int seat)
 			if (!seen)
 				json_array_append_new(kinds, json_string(k));
 		}
-	json_t *out = json_pack("{s:o, s:o, s:o, s:b, s:b, s:o, s:b, s:o, s:b}", "cols", cols, "rows", rows,
+	json_t *out = json_pack("{s:o, s:o, s:b, s:b, s:b, s:o, s:b, s:o, s:b}", "svg", board_svg(g, seat, v, last_places),
 				"holdings", holdings, "has_holdings", v->nholdings > 0, "shared", shared,
+				"has_facing", v->has_facing,
 				"notes", notes, "has_kinds", json_array_size(kinds) > 0, "kinds", kinds,
 				"has_anchored", anchored);
 	free(v);
@@ -256,6 +220,44 @@ static json_t *history_model(app *a, const game_loaded *g, int viewer, json_t **
 	return list;
 }
 
+/*
+ * What the page's live updates compare: a game page is stale once the ply,
+ * the status or the draw offer changed. play.js builds the same text from
+ * GET /api/games/{id}.
+ */
+static json_t *state_key(const game_loaded *g)
+{
+	char key[160];
+	int n = snprintf(key, sizeof key, "%d|%s|%s|", g->rec->ply, g->rec->over ? "over" : "running",
+			 g->rec->draw_offer >= 0 ? g->rules->seat_names[g->rec->draw_offer] : "");
+
+	for (int i = 0; g->rec->draw_offer >= 0 && i < g->rules->nseats; i++)
+		if (g->rec->draw_accepts & (1u << i))
+			n += snprintf(key + n, sizeof key - (size_t)n, "%s,", g->rules->seat_names[i]);
+	return json_string(key);
+}
+
+/* The legal moves (view_move_option's objects) with their places as one attribute: "7 1|6 1". */
+static json_t *legal_for_page(json_t *legal)
+{
+	json_t *out = json_deep_copy(legal), *option, *place;
+	size_t i, k;
+
+	if (!out)
+		return json_array();
+	json_array_foreach(out, i, option) {
+		char text[RULES_TOUCH_MAX * 9 + 1] = "";
+		json_array_foreach(json_object_get(option, "places"), k, place) {
+			if (k)
+				strcat(text, "|");
+			strncat(text, json_string_value(place), 8);
+		}
+		json_object_set_new(option, "places_text", json_string(text));
+		json_object_set_new(option, "partial_text", json_string(json_is_true(json_object_get(option, "partial")) ? "1" : ""));
+	}
+	return out;
+}
+
 /* Render the game page; seat >= 0 with token shows the seat's controls. */
 static void render_game(http_request *req, http_response *res, int status, const game_loaded *g,
 			int seat, const char *token, const char *error, const char *typed)
@@ -268,9 +270,10 @@ static void render_game(http_request *req, http_response *res, int status, const
 		if (turn & (1u << i))
 			snprintf(turn_text, sizeof turn_text, "%s (%s) to move", g->rules->seat_names[i],
 				 g->rec->seats[i].name);
+	json_t *history = history_model(req->app, g, seat, &last);
 	m = json_pack("{s:s, s:o, s:o, s:o, s:s}", "title", g->rules->title, "game", game,
-		      "board", board_model(g, seat), "history", history_model(req->app, g, seat, &last),
-		      "turn_text", turn_text);
+		      "board", board_model(g, seat, last ? json_object_get(last, "places") : NULL),
+		      "history", history, "turn_text", turn_text);
 	json_object_set_new(m, "last", last ? last : json_null());
 	json_object_set_new(m, "has_history", json_boolean(last != NULL));
 	/* An example for the move box: a move the viewer could make now. */
@@ -278,6 +281,9 @@ static void render_game(http_request *req, http_response *res, int status, const
 	json_object_set_new(m, "example", json_string(json_array_size(legal) ?
 		json_string_value(json_array_get(legal, 0)) : ""));
 	json_object_set_new(m, "rules_url", json_sprintf("/rules/%s", g->rules->id));
+	json_object_set_new(m, "state", state_key(g));
+	json_object_set_new(m, "side_name", json_string(g->rules->seat_names[seat >= 0 ? seat : 0]));
+	json_object_set_new(m, "legal", legal_for_page(json_object_get(game, "legal")));
 	json_object_set_new(m, "over", json_boolean(g->rec->over));
 	if (error)
 		json_object_set_new(m, "error", json_string(error));
@@ -285,13 +291,14 @@ static void render_game(http_request *req, http_response *res, int status, const
 		char csrf[FORM_TOKEN_TEXT];
 		int offer = g->rec->draw_offer, agreed = offer >= 0 && (g->rec->draw_accepts >> seat) & 1;
 		token_form(req->app->form_key, token, csrf);
-		json_object_set_new(m, "viewer", json_pack("{s:s, s:s, s:s, s:s, s:i, s:b, s:b, s:b, s:b, s:s}",
+		json_object_set_new(m, "viewer", json_pack("{s:s, s:s, s:s, s:s, s:i, s:b, s:b, s:b, s:b, s:b, s:s}",
 			"seat", g->rules->seat_names[seat],
 			"name", g->rec->seats[seat].name,
 			"token", token,
 			"csrf", csrf,
 			"ply", g->rec->ply,
 			"to_move", !g->rec->over && (turn & (1u << seat)),
+			"can_move", json_array_size(legal) > 0,
 			"can_offer", !g->rec->over && offer < 0,
 			"can_answer", !g->rec->over && offer >= 0 && !agreed,
 			"can_withdraw", !g->rec->over && offer == seat,
@@ -444,15 +451,22 @@ void page_rules(http_request *req, http_response *res)
 		"id", g->id, "rules_version", g->version, "choice_help", g->choice_help));
 }
 
-void page_style(http_request *req, http_response *res)
+void page_asset(http_request *req, http_response *res)
 {
+	static const struct { const char *path, *file, *type; } assets[] = {
+		{"/style.css", "style.css", "text/css; charset=utf-8"},
+		{"/play.js", "play.js", "text/javascript; charset=utf-8"},
+		{"/favicon.svg", "favicon.svg", "image/svg+xml"},
+	};
 	size_t len;
-	const char *css = tmpl_file_get("style.css", &len);
-	(void)req;
 
-	if (!css)
-		return http_reply_error(req, res, E_NOT_FOUND, "no style sheet");
-	char *copy = xmalloc(len + 1);
-	memcpy(copy, css, len + 1);
-	http_reply(res, 200, "text/css; charset=utf-8", copy, len);
+	for (size_t i = 0; i < sizeof assets / sizeof assets[0]; i++) {
+		const char *data;
+		if (strcmp(req->path, assets[i].path) || !(data = tmpl_file_get(assets[i].file, &len)))
+			continue;
+		char *copy = xmalloc(len + 1);
+		memcpy(copy, data, len + 1);
+		return http_reply(res, 200, assets[i].type, copy, len);
+	}
+	http_reply_error(req, res, E_NOT_FOUND, "no such file");
 }

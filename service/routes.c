@@ -13,6 +13,7 @@ const http_route http_routes[] = {
 	{"GET",  "/api/games/{}",              AUTH_OPTIONAL, BODY_NONE, LIMIT_BODY_NONE,  1, api_get_game},
 	{"GET",  "/api/games/{}/moves",        AUTH_OPTIONAL, BODY_NONE, LIMIT_BODY_NONE,  1, api_get_moves},
 	{"POST", "/api/games/{}/moves",        AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_post_move},
+	{"GET",  "/api/games/{}/check",        AUTH_SEAT,     BODY_NONE, LIMIT_BODY_NONE,  1, api_check_move},
 	{"POST", "/api/games/{}/resign",       AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_resign},
 	{"POST", "/api/games/{}/draw",         AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_draw},
 	{"GET",  "/api/games/{}/dice",         AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, api_get_dice},
@@ -28,6 +29,8 @@ const http_route http_routes[] = {
 	{"GET",  "/me/{}",                     AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_me_open},
 	{"POST", "/me/{}",                     AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_me_games},
 	{"GET",  "/rules/{}",                  AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_rules},
-	{"GET",  "/style.css",                 AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_style},
+	{"GET",  "/style.css",                 AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_asset},
+	{"GET",  "/play.js",                   AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_asset},
+	{"GET",  "/favicon.svg",               AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_asset},
 	{NULL, NULL, AUTH_NONE, BODY_NONE, 0, 0, NULL},
 };

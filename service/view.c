@@ -246,21 +246,40 @@ json_t *view_position(const game_loaded *g, int viewer)
 	return out;
 }
 
-/* Canonical texts of seat's legal moves, partial ones as their prefix. */
-static json_t *legal_moves(const game_loaded *g, int seat)
+json_t *view_move_option(const game_loaded *g, const rules_move *mv)
+{
+	char text[RULES_TEXT_MAX];
+	rules_gesture gesture;
+	json_t *places = json_array();
+
+	memset(&gesture, 0, sizeof gesture);
+	g->rules->format(g->pos, mv, text, sizeof text);
+	if (g->rules->gesture)
+		g->rules->gesture(g->pos, mv, &gesture);
+	for (int i = 0; i < gesture.n; i++)
+		json_array_append_new(places, json_string(gesture.at[i]));
+	return json_pack("{s:s, s:o, s:s, s:b}", "move", text, "places", places,
+			 "choice", gesture.choice, "partial", mv->partial);
+}
+
+/*
+ * Seat's legal moves: their canonical texts (partial ones as their prefix)
+ * into *texts, and the same moves with their gestures into *options.
+ */
+static void legal_moves(const game_loaded *g, int seat, json_t **texts, json_t **options)
 {
 	rules_move_list list = {0};
-	json_t *a = json_array();
-	char buf[RULES_TEXT_MAX];
 
+	*texts = json_array();
+	*options = json_array();
 	if (!g->rec->over)
 		g->rules->legal_moves(g->pos, seat, &list);
 	for (size_t i = 0; i < list.n; i++) {
-		g->rules->format(g->pos, &list.v[i], buf, sizeof buf);
-		json_array_append_new(a, json_string(buf));
+		json_t *option = view_move_option(g, &list.v[i]);
+		json_array_append(*texts, json_object_get(option, "move"));
+		json_array_append_new(*options, option);
 	}
 	rules_move_list_free(&list);
-	return a;
 }
 
 /* [{"place": 1, "seats": ["South"]}, {"place": 2, "seats": ["East", "North"]}, ...] from ranks. */
@@ -313,7 +332,10 @@ json_t *view_game(const game_loaded *g, int seat)
 	}
 	if (seat >= 0) {
 		json_object_set_new(o, "seat", json_string(g->rules->seat_names[seat]));
-		json_object_set_new(o, "legal_moves", legal_moves(g, seat));
+		json_t *texts, *options;
+		legal_moves(g, seat, &texts, &options);
+		json_object_set_new(o, "legal_moves", texts);
+		json_object_set_new(o, "legal", options);
 	}
 	return o;
 }
@@ -350,6 +372,9 @@ static json_t *moves_json(app *a, const game_loaded *g, int viewer, int detailed
 			"at", moves[i].at,
 			"dice", dice,
 			"hidden", moves[i].secret));
+		json_t *places = hidden ? NULL : json_loads(moves[i].places ? moves[i].places : "[]", 0, NULL);
+		json_object_set_new(json_array_get(list, json_array_size(list) - 1), "places",
+				    places ? places : json_array());
 		if (full)
 			json_object_set_new(json_array_get(list, json_array_size(list) - 1), "rolls", full);
 	}

@@ -26,13 +26,21 @@ void view_oriented(const game_loaded *g, int seat, rules_view *out);
 /* The board as plain text from seat's side, with coordinates and the holdings, for mails. */
 char *view_board_text(const game_loaded *g, int seat);
 
+/*
+ * A legal move of g->pos as JSON: {"move": canonical text, "places": the
+ * squares it touches on the drawn board, "choice": what else tells it apart,
+ * in words, "partial": whether it still needs continuations}.
+ */
+json_t *view_move_option(const game_loaded *g, const rules_move *mv);
+
 /* Seat names of a mask, as a JSON array. */
 json_t *view_seat_list(const rules_game *rules, unsigned mask);
 
 /*
  * The public state of a game: id, variant, status, ply, turn, position,
  * result, draw offer, dice commitment, seats (names only). With seat >= 0
- * (the viewer holds that seat) also "seat" and "legal_moves".
+ * (the viewer holds that seat) also "seat", "legal_moves" (texts) and
+ * "legal" (the same moves as view_move_option gives them).
  */
 json_t *view_game(const game_loaded *g, int seat);
 

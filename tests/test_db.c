@@ -145,7 +145,7 @@ static void game_round_trip(void **state)
 	db_rollback(d);
 
 	/* State changes and moves. */
-	db_move m = {0, 0, "S 7 1 6 1", "", "api", "2026-11-22T00:00:01Z", "[]", "pos1", 0};
+	db_move m = {0, 0, "S 7 1 6 1", "", "api", "2026-11-22T00:00:01Z", "[]", "pos1", 0, "[\"7 1\",\"6 1\"]"};
 	assert_int_equal(db_begin(d, &e), 0);
 	assert_int_equal(db_move_append(d, "game1", &m, &e), 0);
 	free(back->position);
@@ -169,7 +169,7 @@ static void game_round_trip(void **state)
 	db_game_free(back);
 
 	/* A secret move stays secret until the game reveals its secrets. */
-	db_move hidden = {1, 1, "setup", "", "api", "2026-11-22T00:00:02Z", "[]", "pos2", 1};
+	db_move hidden = {1, 1, "setup", "", "api", "2026-11-22T00:00:02Z", "[]", "pos2", 1, NULL};
 	assert_int_equal(db_begin(d, &e), 0);
 	assert_int_equal(db_move_append(d, "game1", &hidden, &e), 0);
 	assert_int_equal(db_commit(d, &e), 0);
@@ -182,6 +182,8 @@ static void game_round_trip(void **state)
 	assert_string_equal(list[0].position_after, "pos1");
 	assert_int_equal(list[0].secret, 0);
 	assert_int_equal(list[1].secret, 1);
+	assert_string_equal(list[0].places, "[\"7 1\",\"6 1\"]");
+	assert_string_equal(list[1].places, "[]");
 	db_moves_free(list, n);
 	assert_int_equal(db_begin(d, &e), 0);
 	assert_int_equal(db_moves_reveal(d, "game1", &e), 0);
