@@ -211,6 +211,8 @@ static json_t *history_model(app *a, const game_loaded *g, int viewer, json_t **
 	json_array_foreach(json_object_get(moves, "moves"), i, m) {
 		json_t *item = json_deep_copy(m);
 		json_object_set_new(item, "number", json_integer((json_int_t)i + 1));
+		json_object_set_new(item, "mine", json_string(viewer >= 0 &&
+			!strcmp(json_string_value(json_object_get(m, "seat")), g->rules->seat_names[viewer]) ? "mine" : "theirs"));
 		json_object_set_new(item, "has_dice", json_boolean(json_array_size(json_object_get(m, "dice"))));
 		json_array_append_new(list, item);
 	}
@@ -284,6 +286,10 @@ static void render_game(http_request *req, http_response *res, int status, const
 	json_object_set_new(m, "state", state_key(g));
 	json_object_set_new(m, "side_name", json_string(g->rules->seat_names[seat >= 0 ? seat : 0]));
 	json_object_set_new(m, "legal", legal_for_page(json_object_get(game, "legal")));
+	/* Cyvasse's hidden setup has its own editor while the seat may still set up. */
+	const char *first = json_string_value(json_array_get(legal, 0));
+	json_object_set_new(m, "setup_editor", json_boolean(!strcmp(g->rules->id, "cyvasse") && first &&
+							   !strncmp(first, "setup ", 6)));
 	json_object_set_new(m, "over", json_boolean(g->rec->over));
 	if (error)
 		json_object_set_new(m, "error", json_string(error));
@@ -457,6 +463,7 @@ void page_asset(http_request *req, http_response *res)
 		{"/style.css", "style.css", "text/css; charset=utf-8"},
 		{"/play.js", "play.js", "text/javascript; charset=utf-8"},
 		{"/favicon.svg", "favicon.svg", "image/svg+xml"},
+		{"/setup.js", "setup.js", "text/javascript; charset=utf-8"},
 	};
 	size_t len;
 

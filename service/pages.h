@@ -11,7 +11,7 @@ void page_move(http_request *req, http_response *res);
 void page_resign(http_request *req, http_response *res);
 void page_draw(http_request *req, http_response *res);
 void page_rules(http_request *req, http_response *res);
-/* The static files served from the binary: /style.css, /play.js, /favicon.svg. */
+/* The static files served from the binary: /style.css, /play.js, /setup.js, /favicon.svg. */
 void page_asset(http_request *req, http_response *res);
 
 void page_me(http_request *req, http_response *res);

@@ -32,5 +32,6 @@ const http_route http_routes[] = {
 	{"GET",  "/style.css",                 AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_asset},
 	{"GET",  "/play.js",                   AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_asset},
 	{"GET",  "/favicon.svg",               AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_asset},
+	{"GET",  "/setup.js",                  AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_asset},
 	{NULL, NULL, AUTH_NONE, BODY_NONE, 0, 0, NULL},
 };

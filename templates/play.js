@@ -70,8 +70,9 @@
 		ui.preview.hidden = true;
 		previewed = null;
 		if (!touched.length) {
-			ui.hint.textContent = legal === moves ? 'Tap a piece to see where it can go, or type the move below.'
-				: 'Tap a highlighted square.';
+			ui.hint.textContent = legal !== moves ? 'Tap a highlighted square.' :
+				legal.some(function (m) { return m.places.length; }) ?
+				'Tap a piece to see where it can go, or type the move below.' : 'Choose a move below, or type it.';
 			return;
 		}
 		if (complete.length === 1 && !Object.keys(next).length) return choose(complete[0]);
@@ -180,7 +181,26 @@
 		el.focus();
 	}
 
-	/* Make the drawn board answer taps, clicks and keys, for a seat that has moves. */
+	/* Show the picker: the board answers taps, clicks and keys when moves touch it; other moves get buttons. */
+	function enablePicker() {
+		ui.picker.hidden = false;
+		ui.preview.querySelector('[data-action="confirm"]').addEventListener('click', confirm);
+		ui.preview.querySelector('[data-action="cancel"]').addEventListener('click', reset);
+		/* Moves that touch nothing on the board (an alliance, the default setup) get buttons. */
+		legal.filter(function (m) { return !m.places.length; }).forEach(function (m) {
+			var b = button(m.choice || m.move, m.move, function () { window.Rookery.preview(m); });
+			b.setAttribute('data-choice', m.move);
+			ui.actions.appendChild(b);
+		});
+		if (ui.board && legal.some(function (m) { return m.places.length; })) {
+			enableBoard();
+			render();
+		} else {
+			ui.hint.textContent = 'Choose a move below, or type it.';
+		}
+	}
+
+	/* Make the drawn board answer taps, clicks and keys. */
 	function enableBoard() {
 		var first = null;
 		forEachTouchable(function (el, place) {
@@ -195,15 +215,6 @@
 			if (el) touch(el.getAttribute('data-touch'));
 		});
 		ui.board.addEventListener('keydown', keydown);
-		ui.picker.hidden = false;
-		ui.preview.querySelector('[data-action="confirm"]').addEventListener('click', confirm);
-		ui.preview.querySelector('[data-action="cancel"]').addEventListener('click', reset);
-		/* Moves that touch nothing on the board (an alliance, the default setup) get buttons. */
-		legal.filter(function (m) { return !m.places.length; }).forEach(function (m) {
-			var b = button(m.choice || m.move, m.move, function () { touched = []; moves = legal; render(); choose(m); });
-			b.setAttribute('data-choice', m.move);
-			ui.actions.appendChild(b);
-		});
 	}
 
 	function init() {
@@ -218,12 +229,13 @@
 		touched = [];
 		previewed = null;
 		busy = false;
-		if (ui.board && ui.picker && ui.form && legal.length) {
-			enableBoard();
-			render();
-		}
+		if (ui.picker && ui.form && legal.length) enablePicker();
 		schedulePoll();
+		document.dispatchEvent(new CustomEvent('rookery:page'));
 	}
+
+	/* For the page's other scripts (the Cyvasse setup): preview a move they built. */
+	window.Rookery = { preview: function (m) { touched = []; moves = legal; render(); choose(m); } };
 
 	/* The same text the page carries in data-state (see state_key in pages.c). */
 	function stateOf(game) {
