@@ -1778,6 +1778,22 @@ static int cc_deserialize(const char *text, rules_position **out, rules_error *e
 	return 0;
 }
 
+/* The entry of hand piece i in seat's holding as cc_view writes it: the letter in its owner's case
+ * ("N", "n"), or the count and the letter ("3N") when the hand is too big to show piece by piece. */
+static const char *hand_entry(const rules_position *pos, int seat, int i, char buf[16])
+{
+	char letter = seat == WHITE ? hand_letters[i] : (char)tolower((unsigned char)hand_letters[i]);
+	int total = 0, k = pos->hand[seat][i];
+
+	for (int j = 0; j < NHAND; j++)
+		total += pos->hand[seat][j];
+	if (total > 32)
+		snprintf(buf, 16, "%d%c", k > 99 ? 99 : k, letter);
+	else
+		snprintf(buf, 16, "%c", letter);
+	return buf;
+}
+
 /*
  * As drawn for White: rank 9 at the top, file a on the left. A cell holds the piece's letters in
  * its owner's case without parentheses ("R", "rn", "BPA"); a compound of four or more powers,
@@ -1845,21 +1861,96 @@ static void cc_view(const rules_position *pos, rules_view *out)
 		for (int i = 0; i < NHAND; i++)
 			total += pos->hand[seat][i];
 		for (int i = 0; i < NHAND; i++) {
-			char letter = seat == WHITE ? hand_letters[i] : (char)tolower((unsigned char)hand_letters[i]);
-			int k = pos->hand[seat][i];
-			if (!k)
+			char entry[16] = "";
+			int k = total > 32 ? 1 : pos->hand[seat][i];
+			if (!pos->hand[seat][i])
 				continue;
-			if (total > 32) {
-				char t[16];
-				snprintf(t, sizeof t, "%d%c", k > 99 ? 99 : k, letter);
-				memcpy(h->pieces[n++], t, sizeof h->pieces[0] - 1);
-				continue;
-			}
+			hand_entry(pos, seat, i, entry);
 			while (k-- > 0)
-				h->pieces[n++][0] = letter;
+				memcpy(h->pieces[n++], entry, sizeof h->pieces[0] - 1);
 		}
 		h->npieces = n;
 	}
+}
+
+/*
+ * The hand pieces a displacement puts in the captor's hand, in the order of the captive's powers
+ * (B R G P S A D N, as the note "to hand: ..." lists them): "G and N" in words, or "G,N" compact.
+ */
+static void hand_list(const cc_move *m, unsigned captive, int compact, char *buf, size_t size)
+{
+	char letters[NPOWERS];
+	int n = 0, k = 0;
+	size_t len = 0;
+
+	for (int i = 0; i < NPOWERS; i++)
+		if ((captive & (1u << i)) && (1u << i) != PW_K)
+			letters[n++] = demotions(1u << i) && k < m->ndemote ? (char)m->demote[k++]
+				: power_letters[i];
+	buf[0] = 0;
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%c",
+					i == 0 ? "" : compact ? "," : i + 1 == n ? " and " : ", ", letters[i]);
+}
+
+/*
+ * How a move is pointed at on the board: a move touches its piece and its destination, a drop the
+ * piece in the hand ("@<seat>:<entry>", the holding and entry as cc_view draws them) and the square,
+ * a promotion in place the piece alone. The choice tells apart the variants of one move: "promote to
+ * G" in place; for a move "promote to B first", the capture method ("by assimilation", "by
+ * displacement", with the pieces going to the hand when the capturer chose their demotion, "by
+ * displacement, G and N to hand"), "then promote to R", joined by commas. Taking the King needs no
+ * method, and conversions by attacking are automatic.
+ */
+static void cc_gesture(const rules_position *pos, const rules_move *move, rules_gesture *out)
+{
+	cc_move m;
+	char entry[16], list[32], method[64] = "", before[24] = "", after[24] = "";
+	unsigned captive;
+
+	memset(out, 0, sizeof *out);
+	get_move(move, &m);
+	if (!well_formed(&m) || (move->seat != WHITE && move->seat != BLACK))
+		return;
+	switch (m.kind) {
+	case KIND_DROP:
+		snprintf(out->at[0], sizeof out->at[0], "@%d:%s", move->seat,
+			 hand_entry(pos, move->seat, hand_index(m.drop), entry));
+		sq(out->at[1], m.tr, m.tf);
+		out->n = 2;
+		return;
+	case KIND_PROMOTE:
+		sq(out->at[0], m.fr, m.ff);
+		out->n = 1;
+		snprintf(out->choice, sizeof out->choice, "promote to %c", m.promo);
+		return;
+	}
+	sq(out->at[0], m.fr, m.ff);
+	sq(out->at[1], m.tr, m.tf);
+	out->n = 2;
+	if (m.when == WHEN_BEFORE)
+		snprintf(before, sizeof before, "promote to %c first", m.promo);
+	if (m.when == WHEN_AFTER)
+		snprintf(after, sizeof after, "then promote to %c", m.promo);
+	captive = pos->board[m.tr][m.tf].powers;
+	if (m.capture && m.method == M_ASSIM) {
+		snprintf(method, sizeof method, "by assimilation");
+	} else if (m.capture && m.method == M_DISP) {
+		if (m.ndemote) {
+			hand_list(&m, captive, 0, list, sizeof list);
+			snprintf(method, sizeof method, "by displacement, %s to hand", list);
+		} else {
+			snprintf(method, sizeof method, "by displacement");
+		}
+	}
+	if ((size_t)snprintf(out->choice, sizeof out->choice, "%s%s%s%s%s", before,
+			     *before && (*method || *after) ? ", " : "", method,
+			     *method && *after ? ", " : "", after) < sizeof out->choice)
+		return;
+	/* Too long (a captive of many powers): the hand pieces without the words. */
+	hand_list(&m, captive, 1, list, sizeof list);
+	snprintf(out->choice, sizeof out->choice, "%s%sby displacement, %s to hand%s%s", before,
+		 *before ? ", " : "", list, *after ? ", " : "", after);
 }
 
 /* White's side (rank 1) is drawn at the bottom. */
@@ -1896,5 +1987,6 @@ const rules_game rules_conversion_chess = {
 	.serialize = cc_serialize,
 	.deserialize = cc_deserialize,
 	.view = cc_view,
+	.gesture = cc_gesture,
 	.view_quarter_turns = cc_view_quarter_turns,
 };

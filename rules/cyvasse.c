@@ -1981,7 +1981,9 @@ static int cy_deserialize(const char *text, rules_position **out, rules_error *e
  * for rows 1 and 9 (the 12-, 10- and 8-square rows are centred exactly; the
  * 11- and 9-square rows sit half a column to the left). Other cells are kind
  * "off". Columns have no labels: a column holds different letters in
- * different rows, and every cell carries its square's name.
+ * different rows, and every cell carries its square's name. The view says
+ * brick, so drawings centre each row and draw hexagons, which shows the
+ * true layout.
  * show[s] says whether seat s's half (terrain and pieces) is drawn.
  */
 static const int row_offset[10] = { 0, 2, 1, 1, 0, 0, 0, 1, 1, 2 };
@@ -1991,6 +1993,7 @@ static void fill_view(const rules_position *pos, const int show[2], rules_view *
 	memset(out, 0, sizeof *out);
 	out->rows = 9;
 	out->cols = 12;
+	out->brick = 1;
 	for (int r = 0; r < 9; r++) {
 		int n = 9 - r;
 		snprintf(out->row_label[r], sizeof out->row_label[r], "%d", n);
@@ -2042,6 +2045,44 @@ static int cy_has_secrets(const rules_position *pos)
 	return pos->phase == PHASE_SETUP && pos->submitted != 0;
 }
 
+/*
+ * How a move is pointed at on the board: the piece and where it goes, or
+ * the piece it captures; a Horse that continues beyond its capture also
+ * touches its end square (a Trebuchet's retreat square follows from the
+ * capture, so it is not touched); the Rabble double move touches the four
+ * squares of both moves. A setup touches nothing: "default setup", or
+ * "setup" for any other.
+ */
+static void cy_gesture(const rules_position *pos, const rules_move *move, rules_gesture *out)
+{
+	cy_move m;
+	scanned s;
+
+	(void)pos;
+	memset(out, 0, sizeof *out);
+	get_move(move, &m);
+	if (m.type == 'S') {
+		cy_move def;
+		int is_default = 0;
+		if (move->seat == WHITE || move->seat == BLACK) {
+			default_setup(move->seat, &def);
+			is_default = memcmp(&def, &m, sizeof m) == 0;
+		}
+		snprintf(out->choice, sizeof out->choice, "%s", is_default ? "default setup" : "setup");
+		return;
+	}
+	if (unscan_move(&m, &s))
+		return;
+	sqname(out->at[out->n++], m.fr);
+	sqname(out->at[out->n++], m.to);
+	if (m.type == 'X' && m.end != m.to && (m.piece == 'L' || m.piece == 'H'))
+		sqname(out->at[out->n++], m.end);
+	if (m.two) {
+		sqname(out->at[out->n++], m.fr2);
+		sqname(out->at[out->n++], m.to2);
+	}
+}
+
 static int cy_view_quarter_turns(int seat)
 {
 	return seat == BLACK ? 2 : 0;
@@ -2079,6 +2120,7 @@ const rules_game rules_cyvasse = {
 	.serialize = cy_serialize,
 	.deserialize = cy_deserialize,
 	.view = cy_view,
+	.gesture = cy_gesture,
 	.view_for = cy_view_for,
 	.has_secrets = cy_has_secrets,
 	.view_quarter_turns = cy_view_quarter_turns,

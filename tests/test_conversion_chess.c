@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gesture_check.h"
 #include "rules.h"
 
 extern const rules_game rules_conversion_chess;
@@ -1123,6 +1124,7 @@ static void test_view(void **state)
 	assert_int_equal(v.holding[1].npieces, 2);
 	assert_string_equal(v.holding[1].pieces[0], "a");
 	assert_string_equal(v.holding[1].pieces[1], "g");
+	assert_int_equal(v.brick, 0);
 	assert_int_equal(G->view_quarter_turns(WHITE), 0);
 	assert_int_equal(G->view_quarter_turns(BLACK), 2);
 	G->free_position(pos);
@@ -1646,6 +1648,179 @@ static void test_random_games_with_compounds(void **state)
 	}
 }
 
+/* ---- gestures: how moves are pointed at on the board ---- */
+
+/* The gesture of text (parsed for the side to move) is places (joined by spaces) and choice. */
+static void expect_gesture(const rules_position *pos, const char *text, const char *places,
+			   const char *choice)
+{
+	rules_move m;
+	rules_gesture g;
+	rules_error err = { 0, "" };
+	char joined[RULES_TOUCH_MAX * 9] = "";
+	size_t len = 0;
+	int rc = try_parse(pos, -1, text, &m, &err);
+
+	if (rc)
+		fprintf(stderr, "'%s' rejected: %s\n", text, err.message);
+	assert_int_equal(rc, RULES_OK);
+	memset(&g, 0xff, sizeof g);
+	G->gesture(pos, &m, &g);
+	assert_true(g.n >= 0 && g.n <= RULES_TOUCH_MAX);
+	for (int i = 0; i < g.n; i++)
+		len += (size_t)snprintf(joined + len, sizeof joined - len, "%s%s", i ? " " : "", g.at[i]);
+	assert_string_equal(joined, places);
+	assert_string_equal(g.choice, choice);
+	assert_true(strlen(g.choice) < sizeof g.choice);
+}
+
+static void test_gestures_start(void **state)
+{
+	rules_position *pos = start_pos();
+	(void)state;
+
+	assert_int_equal(gesture_check(G, pos, WHITE, 2), 23);
+	assert_int_equal(gesture_check(G, pos, BLACK, 2), 0);        /* not Black's turn */
+	expect_gesture(pos, "e3-e4", "e3 e4", "");
+	expect_gesture(pos, "c2-e4", "c2 e4", "");
+	G->free_position(pos);
+}
+
+/* Drops: the piece in its owner's hand (holding 0 White's, 1 Black's, as the view writes it). */
+static void test_gestures_drops(void **state)
+{
+	rules_position *pos = setup_full("bA f7", "NS", "ag", 'W', 1);
+	(void)state;
+
+	expect_gesture(pos, "S*e5", "@0:S e5", "");
+	expect_gesture(pos, "N*e8", "@0:N e8", "");
+	gesture_check(G, pos, WHITE, 2);
+	play(pos, "N*e5", "N*e5", "");
+	expect_gesture(pos, "g*d4", "@1:g d4", "");
+	expect_gesture(pos, "A*a5", "@1:a a5", "");
+	gesture_check(G, pos, BLACK, 2);
+	G->free_position(pos);
+
+	/* A hand too big to show piece by piece shows counts, and the drop touches the count. */
+	pos = setup_full("", "AAAAANNNNNNNNNNDDDDDDDDDDPPPPPPPPPPSSG", NULL, 'W', 1);
+	expect_gesture(pos, "N*e5", "@0:10N e5", "");
+	expect_gesture(pos, "G*a4", "@0:1G a4", "");
+	gesture_check(G, pos, WHITE, 2);
+	G->free_position(pos);
+}
+
+/* Captures name their method, and the pieces going to the hand when the capturer chose them. */
+static void test_gestures_captures(void **state)
+{
+	rules_position *pos = setup("wR b2, bP b7, bN b9", 'W');      /* CC7: a choice of method */
+	(void)state;
+
+	expect_gesture(pos, "Rb2xb7 disp(N)", "b2 b7", "by displacement, N to hand");
+	expect_gesture(pos, "Rb2xb7 disp(D)", "b2 b7", "by displacement, D to hand");
+	expect_gesture(pos, "Rb2xb7 assim", "b2 b7", "by assimilation");
+	expect_gesture(pos, "Rb2-b5", "b2 b5", "");
+	gesture_check(G, pos, WHITE, 2);
+	G->free_position(pos);
+
+	pos = setup("wN c3, bN d5, bA e7, bP b6", 'W');                /* CC8: nothing to choose */
+	expect_gesture(pos, "Nc3xd5 disp", "c3 d5", "by displacement");
+	expect_gesture(pos, "Nc3xd5 assim", "c3 d5", "by assimilation");
+	G->free_position(pos);
+
+	pos = setup("wR h2, bN h5, bA f6, bR h8", 'W');                /* CC6: only assimilation */
+	expect_gesture(pos, "Rh2xh5", "h2 h5", "by assimilation");
+	G->free_position(pos);
+
+	pos = setup("wP d4, b(RN) d5", 'W');                            /* CC9: a compound splits */
+	expect_gesture(pos, "Pd4xd5 disp(G)", "d4 d5", "by displacement, G and N to hand");
+	G->free_position(pos);
+
+	pos = setup("wP d4, b(RGSN) d5", 'W');
+	expect_gesture(pos, "Pd4xd5 disp(S,D,A)", "d4 d5", "by displacement, S, D, A and N to hand");
+	assert_int_equal(gesture_check(G, pos, WHITE, 2), 27 + 5);     /* and the King's 5 steps */
+	G->free_position(pos);
+
+	pos = setup("wG e8", 'W');                                      /* CC16: the King, no method */
+	expect_gesture(pos, "Ge8xe9", "e8 e9", "");
+	G->free_position(pos);
+
+	pos = setup("wK e1, bK e3, wP e2, bP d2", 'B');                 /* Black captures too */
+	expect_gesture(pos, "Ke3xe2 disp(N)", "e3 e2", "by displacement, N to hand");
+	expect_gesture(pos, "Pd2-d1", "d2 d1", "");
+	expect_gesture(pos, "Pd2-d1 / Pd1=B", "d2 d1", "then promote to B");
+	gesture_check(G, pos, BLACK, 2);
+	G->free_position(pos);
+}
+
+/* Promotion alone touches the piece; before or after a move it is the move's choice. */
+static void test_gestures_promotions(void **state)
+{
+	rules_position *pos = setup("wP e7, wP e6, wN d7", 'W');       /* CC14 */
+	(void)state;
+
+	expect_gesture(pos, "Pe7=R", "e7", "promote to R");
+	expect_gesture(pos, "Pe7=B", "e7", "promote to B");
+	expect_gesture(pos, "Nd7=G", "d7", "promote to G");
+	gesture_check(G, pos, WHITE, 2);
+	G->free_position(pos);
+
+	pos = setup("wP e6, wA c7", 'W');                               /* CC15 */
+	expect_gesture(pos, "Pe6-e7", "e6 e7", "");
+	expect_gesture(pos, "Pe6-e7 / Pe7=B", "e6 e7", "then promote to B");
+	expect_gesture(pos, "Ac7=S / Sc7-d6", "c7 d6", "promote to S first");
+	expect_gesture(pos, "Ac7=G / Gc7-c6", "c7 c6", "promote to G first");
+	expect_gesture(pos, "Ac7-e5 / Ae5=G", "c7 e5", "then promote to G");
+	gesture_check(G, pos, WHITE, 2);
+	G->free_position(pos);
+
+	pos = setup("wN c6, bN d8, bP b8", 'W');
+	expect_gesture(pos, "Nc6xb8 disp(A) / Nb8=S", "c6 b8", "by displacement, A to hand, then promote to S");
+	expect_gesture(pos, "Nc6xd8 assim / Nd8=G", "c6 d8", "by assimilation, then promote to G");
+	gesture_check(G, pos, WHITE, 2);
+	G->free_position(pos);
+
+	pos = setup("wS c8, bP c9, bN b9", 'W');
+	expect_gesture(pos, "Sc8xc9 disp(N)", "c8 c9", "by displacement, N to hand");
+	expect_gesture(pos, "Sc8=R / Rc8xc9 disp(N)", "c8 c9", "promote to R first, by displacement, N to hand");
+	expect_gesture(pos, "Sc8=R / Rc8xc9 assim", "c8 c9", "promote to R first, by assimilation");
+	expect_gesture(pos, "Sc8=B / Bc8xb9", "c8 b9", "promote to B first, by assimilation");
+	expect_gesture(pos, "Sc8xb9", "c8 b9", "by displacement");
+	expect_gesture(pos, "Sc8xb9 / Sb9=B", "c8 b9", "by displacement, then promote to B");
+	gesture_check(G, pos, WHITE, 2);
+	G->free_position(pos);
+
+	/* A captive of eight powers: the hand pieces are listed without words to fit. */
+	pos = setup("wP d6, b(BRGPSADN) d7", 'W');
+	expect_gesture(pos, "Pd6xd7 disp(P,P,A,A,A)", "d6 d7", "by displacement, P, P, A, A, A, A, D and N to hand");
+	expect_gesture(pos, "Pd6xd7 disp(P,P,A,A,A) / Pd7=R", "d6 d7",
+		       "by displacement, P,P,A,A,A,A,D,N to hand, then promote to R");
+	assert_int_equal(gesture_check(G, pos, WHITE, 2), 243 * 3 + 5);   /* 3^5 lists, 3 endings; the King */
+	G->free_position(pos);
+}
+
+/* Every position of random games, from the start and from positions full of compounds. */
+static void test_gestures_random_games(void **state)
+{
+	size_t checked = 0;
+	(void)state;
+
+	rng_state = 4242;
+	for (int g = 0; g < 20; g++) {
+		rules_position *pos = g < 14 ? start_pos()
+			: setup_full("w(RN) d4, b(BP) e6, w(BRGPS) c3, b(GSAD) f7, wP e7, bP d3, "
+				     "wA c7, bA g3, wR a1, bR i9, wK e1, bK e9", "NNPSG", "adds", g % 2 ? 'B' : 'W', 1);
+		for (int ply = 0; G->turn(pos) && ply < 300; ply++) {
+			rules_move m;
+			rules_error err;
+			checked += gesture_check(G, pos, to_move(pos), 2);
+			random_move(pos, &m);
+			assert_int_equal(G->apply(pos, &m, NULL, NULL, &err), RULES_OK);
+		}
+		G->free_position(pos);
+	}
+	assert_true(checked > 10000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1688,6 +1863,11 @@ int main(void)
 		cmocka_unit_test(test_random_games),
 		cmocka_unit_test(test_replay_rebuilds_position),
 		cmocka_unit_test(test_random_games_with_compounds),
+		cmocka_unit_test(test_gestures_start),
+		cmocka_unit_test(test_gestures_drops),
+		cmocka_unit_test(test_gestures_captures),
+		cmocka_unit_test(test_gestures_promotions),
+		cmocka_unit_test(test_gestures_random_games),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gesture_check.h"
 #include "rules.h"
 
 extern const rules_game rules_cyvasse;
@@ -1274,6 +1275,7 @@ static void test_view(void **state)
 	assert_string_equal(v.cell[0][4].kind, "water");        /* c9 */
 	assert_int_equal(v.nholdings, 0);
 	assert_int_equal(v.has_facing, 0);
+	assert_int_equal(v.brick, 1);           /* rows laid like bricks: hexagons */
 	assert_int_equal(G->view_quarter_turns(WHITE), 0);
 	assert_int_equal(G->view_quarter_turns(BLACK), 2);
 	G->free_position(pos);
@@ -1934,6 +1936,154 @@ static void test_replay_rebuilds_position(void **state)
 	}
 }
 
+/* ---- gestures: how moves are pointed at on the board ---- */
+
+/* The gesture of text parsed for seat (-1: the side to move) is places (joined by spaces) and choice. */
+static void expect_gesture_as(const rules_position *pos, int seat, const char *text, const char *places,
+			      const char *choice)
+{
+	rules_move m;
+	rules_gesture g;
+	rules_error err = { 0, "" };
+	char joined[RULES_TOUCH_MAX * 9] = "";
+	size_t len = 0;
+	int rc = try_parse(pos, seat, text, &m, &err);
+
+	if (rc)
+		fprintf(stderr, "'%s' rejected: %s\n", text, err.message);
+	assert_int_equal(rc, RULES_OK);
+	memset(&g, 0xff, sizeof g);
+	G->gesture(pos, &m, &g);
+	assert_true(g.n >= 0 && g.n <= RULES_TOUCH_MAX);
+	for (int i = 0; i < g.n; i++)
+		len += (size_t)snprintf(joined + len, sizeof joined - len, "%s%s", i ? " " : "", g.at[i]);
+	assert_string_equal(joined, places);
+	assert_string_equal(g.choice, choice);
+}
+
+static void expect_gesture(const rules_position *pos, const char *text, const char *places, const char *choice)
+{
+	expect_gesture_as(pos, -1, text, places, choice);
+}
+
+/* The setup phase lists the default setup, which touches nothing; then the moves of play. */
+static void test_gestures_setup_and_start(void **state)
+{
+	rules_position *pos = start_pos();
+	script sc = { { 5 }, 1, 0, 0 };
+	rules_dice dice = { script_roll, &sc };
+	(void)state;
+
+	for (int seat = WHITE; seat <= BLACK; seat++) {
+		assert_int_equal(gesture_check(G, pos, seat, 2), 1);
+		expect_gesture_as(pos, seat, "setup default", "", "default setup");
+	}
+	/* Any other setup touches nothing either. */
+	expect_gesture_as(pos, WHITE, edit(WHITE_DEFAULT, "R4=2Br", "R4=2B"), "", "setup");
+	expect_gesture_as(pos, WHITE, WHITE_DEFAULT, "", "default setup");
+	expect_gesture_as(pos, BLACK, edit(BLACK_DEFAULT, "K=e8", ""), "", "default setup");
+	play_as(pos, WHITE, "setup default", WHITE_DEFAULT, NULL, NULL, NULL);
+	assert_int_equal(gesture_check(G, pos, WHITE, 2), 1);     /* White may still replace it */
+	assert_int_equal(gesture_check(G, pos, BLACK, 2), 1);
+	play_as(pos, BLACK, "setup default", BLACK_DEFAULT, NULL, &dice, NULL);
+
+	/* Black moves first (d6: 5). */
+	assert_true(gesture_check(G, pos, BLACK, 2) > 20);
+	assert_int_equal(gesture_check(G, pos, WHITE, 2), 0);
+	expect_gesture(pos, "Ra6-a5", "a6 a5", "");
+	expect_gesture(pos, "Ra6-a5 / Rd6-d5", "a6 a5 d6 d5", "");
+	expect_gesture(pos, "Lb7-b6", "b7 b6", "");
+	G->free_position(pos);
+
+	pos = default_game(2);
+	assert_true(gesture_check(G, pos, WHITE, 2) > 20);
+	assert_int_equal(gesture_check(G, pos, BLACK, 2), 0);
+	expect_gesture(pos, "Rb4-b5 / Rc4-c5", "b4 b5 c4 c5", "");
+	G->free_position(pos);
+}
+
+/* A capture touches the capturer and its victim; a Horse's end square is touched when it continues. */
+static void test_gestures_moves_and_captures(void **state)
+{
+	rules_position *pos = make("wK e2, bK e8, wR c4, wR d4, wR h4", NULL, 'W');       /* Y4 */
+	(void)state;
+
+	expect_gesture(pos, "Rc4-c5", "c4 c5", "");
+	expect_gesture(pos, "Rc4-c5 / Rd4-d5", "c4 c5 d4 d5", "");
+	expect_gesture(pos, "Rd4-e4 / Rc4-d4", "d4 e4 c4 d4", "");
+	gesture_check(G, pos, WHITE, 2);
+	G->free_position(pos);
+
+	pos = make("wK a1, bK h9, wL e3, bR f4", NULL, 'W');                             /* Y7 */
+	expect_gesture(pos, "Le3xf4", "e3 f4", "");
+	expect_gesture(pos, "Le3xf4-g5", "e3 f4 g5", "");
+	expect_gesture(pos, "Le3xf4-g6", "e3 f4 g6", "");
+	expect_gesture(pos, "Le3-g5", "e3 g5", "");
+	gesture_check(G, pos, WHITE, 2);
+	G->free_position(pos);
+
+	pos = make("wK a1, bK h9, wH e3, bR f4, wR f5", NULL, 'W');
+	expect_gesture(pos, "He3xf4-g5", "e3 f4 g5", "");
+	G->free_position(pos);
+
+	pos = make("wK a1, bK h9, wT e2, bR e5", NULL, 'W');                             /* Y12 */
+	expect_gesture(pos, "Te2xe5", "e2 e5", "");             /* the retreat to e1 follows */
+	expect_gesture(pos, "Te2xe5-e1", "e2 e5", "");
+	expect_gesture(pos, "Te2-e3", "e2 e3", "");
+	gesture_check(G, pos, WHITE, 2);
+	G->free_position(pos);
+
+	pos = make("wK e2, bK h9, wW e3, bR e4, wR d4", NULL, 'W');                      /* Y15 */
+	expect_gesture(pos, "Ke2xe4", "e2 e4", "");
+	gesture_check(G, pos, WHITE, 2);
+	G->free_position(pos);
+	pos = make("wK e2, bK h9, wW e3", NULL, 'W');
+	expect_gesture(pos, "Ke2-e4", "e2 e4", "");
+	G->free_position(pos);
+
+	pos = make("wK a1, bK h9, bS e6, wR e5, wR d6, wR f6", NULL, 'B');               /* Y6 */
+	expect_gesture(pos, "Se6xe5", "e6 e5", "");
+	gesture_check(G, pos, BLACK, 2);
+	G->free_position(pos);
+}
+
+/* Every position of random games from random setups, setups included. */
+static void test_gestures_random_games(void **state)
+{
+	size_t checked = 0;
+	(void)state;
+
+	rng_state = 4242;
+	for (int g = 0; g < 20; g++) {
+		rules_position *pos = start_pos();
+		for (int seat = WHITE; seat <= BLACK; seat++) {
+			char line[RULES_TEXT_MAX], terr[88];
+			rules_move m;
+			rules_gesture gs;
+			rules_error err;
+			script sc = { { 1 + (int)(rng() % 6) }, 1, 0, 0 };
+			rules_dice dice = { script_roll, &sc };
+			checked += gesture_check(G, pos, seat, 2);
+			random_setup(seat, line, sizeof line, terr);
+			assert_int_equal(G->parse(pos, seat, line, &m, &err), RULES_OK);
+			G->gesture(pos, &m, &gs);
+			assert_int_equal(gs.n, 0);
+			assert_string_equal(gs.choice, "setup");
+			assert_int_equal(G->apply(pos, &m, &dice, NULL, &err), RULES_OK);
+		}
+		for (int ply = 0; G->turn(pos) && ply < 2000; ply++) {
+			rules_move m;
+			rules_error err;
+			char buf[RULES_TEXT_MAX];
+			checked += gesture_check(G, pos, to_move(pos), 2);
+			random_move(pos, &m, buf);
+			assert_int_equal(G->apply(pos, &m, NULL, NULL, &err), RULES_OK);
+		}
+		G->free_position(pos);
+	}
+	assert_true(checked > 10000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1969,6 +2119,9 @@ int main(void)
 		cmocka_unit_test(test_move_counts),
 		cmocka_unit_test(test_random_games),
 		cmocka_unit_test(test_replay_rebuilds_position),
+		cmocka_unit_test(test_gestures_setup_and_start),
+		cmocka_unit_test(test_gestures_moves_and_captures),
+		cmocka_unit_test(test_gestures_random_games),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
