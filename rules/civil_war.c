@@ -2030,6 +2030,66 @@ static void cw_view(const rules_position *pos, rules_view *out)
 	out->nnotes = n;
 }
 
+/* Appends words to a gesture's choice, after ", " when it holds some already; words that would not
+ * fit whole are left out rather than cut in the middle. */
+static void choice_add(rules_gesture *out, const char *words)
+{
+	size_t len = strlen(out->choice), sep = len ? 2 : 0, n = strlen(words);
+
+	if (len + sep + n >= sizeof out->choice)
+		return;
+	memcpy(out->choice + len, ", ", sep);
+	memcpy(out->choice + len + sep, words, n + 1);
+}
+
+/*
+ * How an action is pointed at on the drawn board. A move or an attack touches the piece and where
+ * it goes, with no words: the board decides which it is and the die decides an attack. A Capital
+ * attack touches the piece and the square it attacks from after its move (Rh5-h7!), or the
+ * King on the Capital when it attacks where it stands (Rh7!); the move next to the Capital is also
+ * a plain move, so both forms say "attack the Capital". A betrayal touches the Grand Prince to
+ * crown. A pass and the declarations touch nothing and are told in words; declarations sent after
+ * an action add their words to the action's. Promotions are compulsory and need no words.
+ */
+static void cw_gesture(const rules_position *pos, const rules_move *move, rules_gesture *out)
+{
+	cw_move m;
+
+	(void)pos;
+	memset(out, 0, sizeof *out);
+	get_move(move, &m);
+	if (!well_formed(&m))
+		return;
+	switch (m.act) {
+	case ACT_MOVE:
+	case ACT_ATTACK:
+		sq(out->at[out->n++], m.fr, m.ff);
+		sq(out->at[out->n++], m.tr, m.tf);
+		break;
+	case ACT_CAPITAL:
+		sq(out->at[out->n++], m.fr, m.ff);
+		if (m.fr == m.tr && m.ff == m.tf)
+			sq(out->at[out->n++], LAYOUT.capital_r, LAYOUT.capital_f);
+		else
+			sq(out->at[out->n++], m.tr, m.tf);
+		choice_add(out, "attack the Capital");
+		break;
+	case ACT_BETRAY:
+		sq(out->at[out->n++], m.fr, m.ff);
+		choice_add(out, "crown as King (betrayal)");
+		break;
+	case ACT_PASS:
+		choice_add(out, "pass");
+		break;
+	}
+	for (int i = 0; i < m.ndecl; i++) {
+		char words[32];
+		snprintf(words, sizeof words, "%s with %s", m.decl[i][0] == DECL_ALLY ? "ally" : "break",
+			 seat_names[m.decl[i][1]]);
+		choice_add(out, words);
+	}
+}
+
 /* South's home (the bottom-left quadrant, forward up) is at the bottom as drawn; the others are
  * the same layout turned (see the house layout table). */
 static int cw_view_quarter_turns(int seat)
@@ -2067,5 +2127,6 @@ const rules_game rules_civil_war = {
 	.in_play = cw_in_play,
 	.resign = cw_resign,
 	.view = cw_view,
+	.gesture = cw_gesture,
 	.view_quarter_turns = cw_view_quarter_turns,
 };
