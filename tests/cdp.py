@@ -20,7 +20,10 @@ they put this directory on sys.path and import this module:
 
 The pipe: Chromium reads commands on fd 3 and writes answers and events on fd 4, JSON
 messages ended by a NUL byte (--remote-debugging-pipe). Each tab is a target attached in
-flat mode, so that its commands and events carry its sessionId.
+flat mode, so that its commands and events carry its sessionId. Each tab opens in a window of
+its own, so that every tab is visible at once (document.hidden is false), as the pages of two
+players on two computers would be: a page in a background tab polls for live updates only
+every 15 s.
 
 Every tab records its console errors from the start: console.error and console.assert
 (Runtime.consoleAPICalled), uncaught exceptions (Runtime.exceptionThrown), and the browser's
@@ -224,7 +227,7 @@ class Browser:
             return gone
 
     def new_tab(self):
-        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        target = self.send("Target.createTarget", {"url": "about:blank", "newWindow": True})["targetId"]
         session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         tab = Tab(self, session, target)
         self.send("Page.enable", session=session)
@@ -410,9 +413,15 @@ class Tab:
         the 422 of a refused move); returns them, so that the test can check they came."""
         return self.b.forget_console_errors(self.session, pattern)
 
-    def screenshot(self, name):
-        """A PNG of the viewport, saved as <artifacts>/<name>.png; returns its path."""
-        shot = self.send("Page.captureScreenshot", {"format": "png"})
+    def screenshot(self, name, full_page=False):
+        """A PNG of the viewport (or of the whole page), saved as <artifacts>/<name>.png;
+        returns its path."""
+        params = {"format": "png"}
+        if full_page:
+            size = self.send("Page.getLayoutMetrics")["cssContentSize"]
+            params.update(captureBeyondViewport=True, clip={
+                "x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1})
+        shot = self.send("Page.captureScreenshot", params)
         png = base64.b64decode(shot["data"])
         if png[:8] != b"\x89PNG\r\n\x1a\n":
             raise CDPError("Page.captureScreenshot gave no PNG")
