@@ -11,70 +11,44 @@ that the other tabs show the move after a reload; then East resigns through
 the resign form (confirm box ticked) and all four tabs show the result with
 the places.
 
-Reuses the Browser, Tab and Server classes of browser.py (headless Chromium
-over the DevTools pipe, Python standard library only). Chromium must be
-installed: without it the test fails, it does not skip.
+The board is read from the drawn SVG (svg#board, keyed by data-square). The
+first move also reaches the three other tabs by the page's live updates (no
+page load). No tab may log a console error; screenshots of the start, the
+middle and the end are kept as artifacts ($ROOKERY_ARTIFACTS, else ./screenshots).
+
+Uses tests/cdp.py (headless Chromium over the DevTools pipe, Python standard
+library only). Chromium must be installed: without it the test fails, it does
+not skip.
 """
 import json
 import os
-import shutil
 import sys
-import tempfile
 import time
-import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import blackbox  # noqa: E402
-import browser  # noqa: E402  (Browser, Tab, Server)
+import cdp  # noqa: E402
 import four_players  # noqa: E402  (the scripted game, seats, square names)
 
 VARIANT = four_players.VARIANT
 SEATS = four_players.SEATS
 NAMES = ("Nadia", "Ezra", "Sofia", "Wim")
 PLIES = 8                # the first two rounds of the scripted game
+LIVE_TIMEOUT = 10.0      # seconds for a live update to reach another tab (it polls every 3 s)
 
 
 def board_by_square(st):
-    """{square: piece letter or ''} from a tab's state, keyed 'e1' whatever the title spelling."""
-    return {four_players.parse_title(title)[0]: piece for title, piece in st["board"].items()}
+    """{square: piece letter or ''} from a tab's drawn board, keyed 'e1' whatever the spelling."""
+    return {four_players.parse_title(name)[0]: piece for name, piece in st["board"].items()}
 
 
-class FourTabsTest(unittest.TestCase):
+class FourTabsTest(cdp.BrowserTestCase):
+    PREFIX = "rookery-browser-four-"
+
     def setUp(self):
-        self.t0 = time.monotonic()
-        self.tmp = tempfile.mkdtemp(prefix="rookery-browser-four-")
-        self.server = None
-        self.browser = None
-        self.addCleanup(self.cleanup)
-        if not os.access(browser.CHROMIUM, os.X_OK):
-            self.fail("%s is missing: install Debian's chromium (scripts/deps.sh)" % browser.CHROMIUM)
-        self.server = browser.Server(self.tmp)
-        self.assertIsNotNone(self.server.base, "server did not announce its address: %r" % self.server.lines)
-        self.base = self.server.base
-        self.browser = browser.Browser(self.tmp)
-        self.browser.send("Browser.getVersion")
-        self.tabs = {seat: self.browser.new_tab() for seat in SEATS}
-
-    def cleanup(self):
-        problems = []
-        try:
-            if self.browser:
-                self.browser.close()
-        finally:
-            if self.server:
-                rc = self.server.stop()
-                if rc != 0:
-                    problems.append("rookery exited with status %r" % rc)
-                with open(os.path.join(self.tmp, "rookery.log"), errors="replace") as f:
-                    log = f.read()
-                problems += ["the log shows %r" % m for m in blackbox.SANITIZER_MARKS if m in log]
-        if problems or os.environ.get("ROOKERY_KEEP_TMP"):
-            sys.stderr.write("browser test files kept in %s\n" % self.tmp)
-        else:
-            shutil.rmtree(self.tmp, ignore_errors=True)
-        if problems:
-            sys.stderr.write(log[-4000:])
-            raise AssertionError("; ".join(problems))
+        super().setUp()
+        self.tabs = {seat: self.new_tab() for seat in SEATS}
+        for tab in self.tabs.values():
+            tab.set_viewport(1200, 900)
 
     def create_game(self):
         """Fill in the home page's Complex Allegiance form; return {seat: url}."""
@@ -112,10 +86,28 @@ class FourTabsTest(unittest.TestCase):
         return tab.js("""(() => { const p = document.querySelector('p.places');
   return p ? p.textContent.replace(/\\s+/g, ' ').trim() : null; })()""")
 
+    def wait_live(self, tab, data_state, what):
+        """tab's page, left alone, takes the new state by a live update (no page load)."""
+        loads = tab.load_count()
+        try:
+            tab.wait_for("(document.querySelector('#game') || {getAttribute: () => ''})"
+                         ".getAttribute('data-state') === %s" % json.dumps(data_state), timeout=LIVE_TIMEOUT)
+        except cdp.WaitTimeout:
+            self.fail("%s: no live update within %.0f s (data-state %r, want %r)" % (
+                what, LIVE_TIMEOUT, tab.js("document.querySelector('#game') && "
+                                           "document.querySelector('#game').getAttribute('data-state')"),
+                data_state))
+        self.assertEqual(tab.load_count(), loads, "%s: the tab loaded a page instead of updating itself" % what)
+        return tab.state()
+
     def assert_waiting(self, st, seat, to_move):
         """A running game as seat's tab shows it while to_move is to move."""
         self.assertTrue(st["has_board"], st)
-        self.assertEqual(len(st["board"]), 100, "10 x 10 cells")
+        # 10 x 10 but for the four corners, which do not exist and are not drawn.
+        board = board_by_square(st)
+        self.assertEqual(len(board), 96, sorted(board))
+        for corner in ("a1", "j1", "a10", "j10"):
+            self.assertNotIn(corner, board)
         self.assertIsNone(st["result"], st)
         self.assertIsNone(st["error"], st)
         if seat == to_move:
@@ -136,6 +128,16 @@ class FourTabsTest(unittest.TestCase):
         urls = self.create_game()
         for seat in SEATS:
             self.tabs[seat].goto(urls[seat])
+        # The shared pawns are drawn in the shared colour in every tab.
+        for seat in SEATS:
+            board = self.tabs[seat].board()
+            by_square = {four_players.parse_title(name)[0]: name for name in board}
+            shared = sorted(sq for sq, name in by_square.items() if board.sides[name] == "shared")
+            self.assertEqual(shared, ["b2", "b9", "i2", "i9"], seat)
+            for sq in shared:
+                self.assertEqual(board[by_square[sq]], "P", (seat, sq))
+        self.tabs["North"].screenshot("browser-four-start-north", full_page=True)
+        self.tabs["East"].screenshot("browser-four-start-east", full_page=True)
         played = []
         for ply, (seat, text, canon, note) in enumerate(four_players.SCRIPT[:PLIES]):
             # Every tab: only the seat to move has the move form.
@@ -148,6 +150,8 @@ class FourTabsTest(unittest.TestCase):
             frm, to = canon.split("-")[0][-2:], canon.split("-")[1]
             piece = before[frm]
             self.assertTrue(piece, "%s: no piece on %s" % (canon, frm))
+            places = [p for p in states[seat]["legal_places"][states[seat]["legal"].index(canon)].split("|")
+                      if p] if canon in states[seat]["legal"] else []
             # Type the move as the script writes it and send it.
             self.tabs[seat].play(text)
             after = self.tabs[seat].state()
@@ -155,12 +159,25 @@ class FourTabsTest(unittest.TestCase):
             played.append(canon)
             self.assertEqual(after["history"], played)
             self.assertIn(canon, after["last"])
-            # The other tabs, reloaded, show the move in the history and on the board.
+            self.assertTrue(after["data_state"].startswith("%d|running|" % (ply + 1)), after["data_state"])
+            if places:
+                # The move's places are outlined as the last move's.
+                self.assertLessEqual(set(places), set(after["board"].last),
+                                     "%s touched %r; the squares marked last are %r" %
+                                     (canon, places, after["board"].last))
+            if ply + 1 == PLIES // 2:
+                self.tabs[seat].screenshot("browser-four-midgame", full_page=True)
+            # The other tabs show the move in the history and on the board: by live updates
+            # after the first move (no page load), after a reload for the others.
             for s in SEATS:
                 if s == seat:
                     continue
-                self.tabs[s].goto(urls[s])
-                seen = self.tabs[s].state()
+                if ply == 0:
+                    seen = self.wait_live(self.tabs[s], after["data_state"], "%s's tab after %s" % (s, canon))
+                    self.assertEqual(dict(seen["board"]), dict(after["board"]), s)
+                else:
+                    self.tabs[s].goto(urls[s])
+                    seen = self.tabs[s].state()
                 self.assertEqual(seen["history"], played, s)
                 board = board_by_square(seen)
                 self.assertEqual(board[frm], "", "%s's tab: %s still on %s after %s" % (s, piece, frm, canon))
@@ -188,15 +205,11 @@ class FourTabsTest(unittest.TestCase):
             self.assertFalse(st["can_offer"], st)
             self.assertFalse(st["can_accept"], st)
             self.assertEqual(st["history"], played)
+            self.assertIn("|over|", st["data_state"], st)
+            self.tabs[s].screenshot("browser-four-end-%s" % s.lower(), full_page=True)
+        self.assert_no_console_errors()
         self.report("resigned")
-
-    def report(self, what):
-        sys.stderr.write("  %s: %.1f s\n" % (what, time.monotonic() - self.t0))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit("usage: browser_four.py /path/to/rookery")
-    browser.ROOKERY = os.path.abspath(sys.argv.pop(1))
-    blackbox.ROOKERY = browser.ROOKERY
-    unittest.main(verbosity=2)
+    cdp.main("browser_four.py /path/to/rookery")
