@@ -1250,6 +1250,25 @@ static size_t cw_legal_moves(const rules_position *pos, int seat, rules_move_lis
 	return g.count;
 }
 
+/* Every declaration seat could send now, one per other player: "ally X" or "break X". */
+static size_t cw_anytime_moves(const rules_position *pos, int seat, rules_move_list *out)
+{
+	size_t count = 0;
+
+	for (int t = 0; t < NSEATS && !pos->over; t++) {
+		char text[32];
+		rules_move move;
+		if (t == seat)
+			continue;
+		snprintf(text, sizeof text, "%s %s", pos->decl[seat] >> t & 1u ? "break" : "ally", seat_names[t]);
+		if (cw_parse(pos, seat, text, &move, NULL) == 0) {
+			rules_move_list_push(out, &move);
+			count++;
+		}
+	}
+	return count;
+}
+
 /* No move is ever partial. */
 static size_t cw_continuations(const rules_position *pos, const rules_move *partial,
 			       rules_move_list *out)
@@ -2117,6 +2136,7 @@ const rules_game rules_civil_war = {
 	.parse = cw_parse,
 	.format = cw_format,
 	.legal_moves = cw_legal_moves,
+	.anytime_moves = cw_anytime_moves,
 	.continuations = cw_continuations,
 	.apply = cw_apply,
 	.turn = cw_turn,

@@ -178,6 +178,13 @@ typedef struct rules_game {
 	 * many combinations are listed once, partial. Returns the count added. */
 	size_t (*legal_moves)(const rules_position *pos, int seat, rules_move_list *out);
 
+	/*
+	 * Append the moves seat may make whoever is to move (Civil War's
+	 * alliance declarations), which legal_moves leaves out because they
+	 * answer no position. NULL: there are none. Returns the count added.
+	 */
+	size_t (*anytime_moves)(const rules_position *pos, int seat, rules_move_list *out);
+
 	/* Append every way to extend a partial move by one more choice. */
 	size_t (*continuations)(const rules_position *pos, const rules_move *partial,
 				rules_move_list *out);

@@ -304,7 +304,7 @@ static void render_game(http_request *req, http_response *res, int status, const
 			"csrf", csrf,
 			"ply", g->rec->ply,
 			"to_move", !g->rec->over && (turn & (1u << seat)),
-			"can_move", json_array_size(legal) > 0,
+			"can_move", json_array_size(json_object_get(game, "legal")) > 0,
 			"can_offer", !g->rec->over && offer < 0,
 			"can_answer", !g->rec->over && offer >= 0 && !agreed,
 			"can_withdraw", !g->rec->over && offer == seat,

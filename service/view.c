@@ -264,7 +264,8 @@ json_t *view_move_option(const game_loaded *g, const rules_move *mv)
 
 /*
  * Seat's legal moves: their canonical texts (partial ones as their prefix)
- * into *texts, and the same moves with their gestures into *options.
+ * into *texts, and the same moves with their gestures into *options,
+ * followed there by the moves the seat may make at any time.
  */
 static void legal_moves(const game_loaded *g, int seat, json_t **texts, json_t **options)
 {
@@ -272,11 +273,17 @@ static void legal_moves(const game_loaded *g, int seat, json_t **texts, json_t *
 
 	*texts = json_array();
 	*options = json_array();
-	if (!g->rec->over)
-		g->rules->legal_moves(g->pos, seat, &list);
+	size_t answers = 0;
+
+	if (!g->rec->over) {
+		answers = g->rules->legal_moves(g->pos, seat, &list);
+		if (g->rules->anytime_moves)
+			g->rules->anytime_moves(g->pos, seat, &list);
+	}
 	for (size_t i = 0; i < list.n; i++) {
 		json_t *option = view_move_option(g, &list.v[i]);
-		json_array_append(*texts, json_object_get(option, "move"));
+		if (i < answers)
+			json_array_append(*texts, json_object_get(option, "move"));
 		json_array_append_new(*options, option);
 	}
 	rules_move_list_free(&list);

@@ -40,7 +40,8 @@ json_t *view_seat_list(const rules_game *rules, unsigned mask);
  * The public state of a game: id, variant, status, ply, turn, position,
  * result, draw offer, dice commitment, seats (names only). With seat >= 0
  * (the viewer holds that seat) also "seat", "legal_moves" (texts) and
- * "legal" (the same moves as view_move_option gives them).
+ * "legal" (the same moves as view_move_option gives them, then the moves
+ * the seat may make at any time, such as alliance declarations).
  */
 json_t *view_game(const game_loaded *g, int seat);
 

@@ -843,6 +843,88 @@ class ApiTests(DaemonCase):
         r = self.d.move(gid, N, "a 7 8 9 6 4 / s 3 9", 15)
         self.assertEqual((r.status, r.json()["duplicate"]), (200, True))
 
+    def check(self, gid, token, text):
+        q = "" if text is None else "?move=" + urllib.parse.quote(text)
+        return self.d.get(f"/api/games/{gid}/check{q}", token=token)
+
+    def test_check_reads_without_playing(self):
+        gid, tokens, _ = self.d.create_game()
+        S, N = tokens["South"], tokens["North"]
+        before = self.d.snapshot()
+        r = self.check(gid, S, "[s 7, 1, 6, 1]")
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(r.json(), {"move": "S 7 1 6 1", "places": ["7 1", "6 1"], "choice": "",
+                                    "partial": False, "continuations": []})
+        self.assertError(self.check(gid, N, "s 3 1 4 1"), 403, "not_your_turn")
+        self.assertError(self.check(gid, S, "S 7 1 5 1"), 422, "illegal_move")
+        self.assertError(self.check(gid, S, "hello"), 422, "bad_move")
+        self.assertError(self.check(gid, S, None), 400, "bad_request")
+        self.assertError(self.check(gid, S, "S" * 401), 413, "too_large")
+        self.assertError(self.check(gid, None, "S 7 1 6 1"), 401, "unauthorized")
+        self.assertError(self.check(gid, "x" * 32, "S 7 1 6 1"), 401, "unauthorized")
+        self.assertEqual(self.d.snapshot(), before, "checking a move changed nothing")
+        self.assertEqual(self.d.game(gid)["ply"], 0)
+
+    def test_check_lists_a_release_continuations(self):
+        gid, tokens, _ = self.d.create_game()
+        self.d.play(gid, tokens, RELEASE_LINE)
+        N = tokens["North"]
+        g = self.d.game(gid, N)
+        option = [o for o in g["legal"] if o["move"] == "a 7 8 9 6 4"]
+        self.assertEqual(len(option), 1, g["legal"])
+        self.assertTrue(option[0]["partial"])
+        self.assertEqual(option[0]["places"], ["7 8", "9 6"])
+        r = self.check(gid, N, "a 7 8 9 6 4")
+        self.assertEqual(r.status, 200, r)
+        c = r.json()
+        self.assertTrue(c["partial"])
+        self.assertEqual(c["places"], ["7 8", "9 6"])
+        by_move = {o["move"]: o for o in c["continuations"]}
+        self.assertIn("a 7 8 9 6 4 / s 3 9", by_move)
+        self.assertEqual(by_move["a 7 8 9 6 4 / s 3 9"]["places"], ["7 8", "9 6", "3 9"])
+        self.assertNotIn("a 7 8 9 6 4 / s 5 1", by_move, "a river square is no placement")
+        for o in c["continuations"]:
+            self.assertEqual(o["places"][:2], ["7 8", "9 6"])
+            self.assertFalse(o["partial"])
+        # A continuation checked on its own is complete; the move it names is then played as usual.
+        r = self.check(gid, N, "a 7 8 9 6 4 / s 3 9")
+        self.assertEqual((r.status, r.json()["partial"], r.json()["continuations"]), (200, False, []))
+        self.assertEqual(self.d.move(gid, N, "a 7 8 9 6 4 / s 3 9", 15).status, 201)
+        moves = self.d.get(f"/api/games/{gid}/moves").json()["moves"]
+        self.assertEqual(moves[-1]["places"], ["7 8", "9 6", "3 9"])
+
+    def test_legal_moves_carry_gestures(self):
+        gid, tokens, _ = self.d.create_game()
+        g = self.d.game(gid, tokens["South"])
+        self.assertEqual([o["move"] for o in g["legal"]], g["legal_moves"])
+        for o in g["legal"]:
+            self.assertEqual(set(o), {"move", "places", "choice", "partial"})
+            self.assertEqual(len(o["places"]), 2, o)
+        keys = [(tuple(o["places"]), o["choice"]) for o in g["legal"]]
+        self.assertEqual(len(keys), len(set(keys)), "no two moves are pointed at the same way")
+        self.assertNotIn("legal", self.d.game(gid))
+        self.d.play(gid, tokens, ["S 7 1 6 1"])
+        moves = self.d.get(f"/api/games/{gid}/moves").json()["moves"]
+        self.assertEqual(moves[0]["places"], ["7 1", "6 1"])
+        # The page marks the last move's squares.
+        page = self.d.get(f"/games/{gid}").text
+        self.assertRegex(page, r'class="sq [^"]*last" data-square="7 1"')
+        self.assertRegex(page, r'class="sq [^"]*last" data-square="6 1"')
+        self.assertEqual(len(re.findall(r'class="sq [^"]*last"', page)), 2)
+
+    def test_scripts_and_icon(self):
+        for path, kind in (("/play.js", "text/javascript"), ("/setup.js", "text/javascript"),
+                           ("/favicon.svg", "image/svg+xml")):
+            with self.subTest(path=path):
+                r = self.d.get(path)
+                self.assertEqual(r.status, 200, r)
+                self.assertTrue(r.header("Content-Type").startswith(kind), r.headers)
+                self.assertGreater(len(r.body), 100)
+        csp = self.d.get("/").header("Content-Security-Policy")
+        self.assertIn("script-src 'self'", csp)
+        self.assertIn("default-src 'none'", csp)
+        self.assertNotIn("unsafe-inline", csp)
+
     def test_whole_game_over_the_api(self):
         gid, tokens, _ = self.d.create_game(("Ada", "Bob"))
         commitment = self.d.game(gid)["dice_commitment"]

@@ -106,6 +106,8 @@ size_t gesture_check(const rules_game *game, const rules_position *pos, int seat
 	assert_non_null(game->gesture);
 	game->view(pos, v);
 	game->legal_moves(pos, seat, &list);
+	if (game->anytime_moves)
+		game->anytime_moves(pos, seat, &list);
 	n = check_list(game, pos, v, &list, NULL, depth);
 	rules_move_list_free(&list);
 	free(v);

@@ -5,7 +5,7 @@
 #include "rules.h"
 
 /*
- * Checks seat's legal moves in pos (and, for partial moves, their
+ * Checks seat's legal moves and anytime moves in pos (and, for partial moves, their
  * continuations, to the given depth): every move has a gesture; every
  * place is the name of a drawn cell of game->view(pos), or "@h:P" for a
  * piece P in holding h; moves touching nothing carry a choice; no two

@@ -2594,9 +2594,10 @@ static void test_gesture_start(void **state)
 	rules_position *pos = start_pos();
 	(void)state;
 
-	assert_int_equal(gesture_check(G, pos, SOUTH, 2), 52);
+	/* South's 52 moves and, for every seat, a declaration toward each other player. */
+	assert_int_equal(gesture_check(G, pos, SOUTH, 2), 52 + 3);
 	for (int s = WEST; s <= EAST; s++)
-		assert_int_equal(gesture_check(G, pos, s, 2), 0);
+		assert_int_equal(gesture_check(G, pos, s, 2), 3);
 	check_gestures(pos);
 	expect_gesture(pos, SOUTH, "Pa4-a5", "a4 a5", "");
 	expect_gesture(pos, SOUTH, "Qc2-d2", "c2 d2", "");
@@ -2610,7 +2611,7 @@ static void test_gesture_start(void **state)
 		strcpy(text, START);
 		strstr(text, ":S:SWNE")[1] = "SWNE"[s];
 		assert_int_equal(G->deserialize(text, &p, NULL), 0);
-		assert_int_equal(gesture_check(G, p, s, 2), 52);
+		assert_int_equal(gesture_check(G, p, s, 2), 52 + 3);
 		check_gestures(p);
 		G->free_position(p);
 	}
@@ -2682,10 +2683,43 @@ static void test_gesture_betrayal(void **state)
 	/* West's army, moved by South, with a Grand Prince on m14: only West may crown it. */
 	pos = setup_k("wG m14, wP d12, wB a12", "sne", "W:SSNE:----:W,S,-,-:0:-");
 	assert_int_equal(G->turn(pos), 1u << SOUTH | 1u << WEST);
-	assert_int_equal(gesture_check(G, pos, WEST, 2), 1);
+	assert_int_equal(gesture_check(G, pos, WEST, 2), 1 + 2);
 	expect_gesture(pos, WEST, "Gm14=K", "m14", "crown as King (betrayal)");
 	expect_gesture(pos, SOUTH, "W: Pd12-e12", "d12 e12", "");
 	check_gestures(pos);
+	G->free_position(pos);
+}
+
+/* The texts of seat's anytime moves, space-separated with ";" between moves. */
+static void anytime_texts(const rules_position *pos, int seat, char *out, size_t size)
+{
+	rules_move_list list = {0};
+	char text[RULES_TEXT_MAX];
+
+	out[0] = 0;
+	G->anytime_moves(pos, seat, &list);
+	for (size_t i = 0; i < list.n; i++) {
+		assert_int_equal(list.v[i].anytime, 1);
+		G->format(pos, &list.v[i], text, sizeof text);
+		snprintf(out + strlen(out), size - strlen(out), "%s%s", i ? "; " : "", text);
+	}
+	rules_move_list_free(&list);
+}
+
+/* Every seat may declare toward every other player at any time: ally, or break what it declared. */
+static void test_anytime_declarations(void **state)
+{
+	rules_position *pos = start_pos();
+	char got[256];
+	(void)state;
+
+	anytime_texts(pos, SOUTH, got, sizeof got);
+	assert_string_equal(got, "ally West; ally North; ally East");
+	anytime_texts(pos, NORTH, got, sizeof got);
+	assert_string_equal(got, "ally South; ally West; ally East");
+	play_by(pos, SOUTH, "ally North", "ally North", 0, "");
+	anytime_texts(pos, SOUTH, got, sizeof got);
+	assert_string_equal(got, "ally West; break North; ally East");
 	G->free_position(pos);
 }
 
@@ -2717,7 +2751,7 @@ static void test_gesture_declarations_and_pass(void **state)
 
 	/* South cannot move: its only action is a pass. */
 	pos = setup_k(locked, "", "S:" TAIL0);
-	assert_int_equal(gesture_check(G, pos, SOUTH, 2), 1);
+	assert_int_equal(gesture_check(G, pos, SOUTH, 2), 1 + 1);
 	expect_gesture(pos, SOUTH, "pass", "", "pass");
 	check_gestures(pos);
 	G->free_position(pos);
@@ -2814,6 +2848,7 @@ int main(void)
 		cmocka_unit_test(test_gesture_capital_attack),
 		cmocka_unit_test(test_gesture_betrayal),
 		cmocka_unit_test(test_gesture_declarations_and_pass),
+		cmocka_unit_test(test_anytime_declarations),
 		cmocka_unit_test(test_gesture_random_games),
 	};
 
