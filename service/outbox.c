@@ -24,6 +24,8 @@ struct outbox {
 	pthread_cond_t cv;
 	int woken;
 	atomic_int stopping;   /* read by an SMTP transfer in progress, which then gives up */
+	int interrupted_left;  /* a previous run's 'sending' rows are not marked failed yet */
+	int abandon_tries;
 };
 
 static long long retry_delay(int attempts, int base_s)
@@ -35,24 +37,41 @@ static long long retry_delay(int attempts, int base_s)
 	return d < MAX_DELAY_S ? d : MAX_DELAY_S;
 }
 
-static void record(app *a, const db_outbox_row *row, int result, const char *why, int retry_base_s)
+/*
+ * Record a delivery's outcome. A row left 'sending' counts as interrupted at the next start
+ * (marked failed: a sent mail called failed, a retry never made), so when the write fails (a
+ * full or failing disk) it is tried again every second until it goes through, or until the
+ * worker is told to stop (stop NULL: once only).
+ */
+static void record(app *a, const db_outbox_row *row, int result, const char *why, int retry_base_s,
+		   const atomic_int *stop)
 {
 	db_error de;
 	char now[32];
 	int r;
 
-	app_now(now);
-	pthread_mutex_lock(&a->lock);
-	if (result == SMTP_SENT)
-		r = db_outbox_sent(a->db, row->id, now, &de);
-	else if (result == SMTP_TEMPORARY && row->attempts < OUTBOX_MAX_ATTEMPTS)
-		r = db_outbox_retry(a->db, row->id, (long long)time(NULL) + retry_delay(row->attempts, retry_base_s),
-				    why, &de);
-	else
-		r = db_outbox_failed(a->db, row->id, why, &de);
-	pthread_mutex_unlock(&a->lock);
-	if (r)
-		log_event("mail %lld: cannot record its delivery: %s", row->id, de.message);
+	for (int attempt = 1;; attempt++) {
+		app_now(now);
+		pthread_mutex_lock(&a->lock);
+		if (result == SMTP_SENT)
+			r = db_outbox_sent(a->db, row->id, now, &de);
+		else if (result == SMTP_TEMPORARY && row->attempts < OUTBOX_MAX_ATTEMPTS)
+			r = db_outbox_retry(a->db, row->id, (long long)time(NULL) +
+					    retry_delay(row->attempts, retry_base_s), why, &de);
+		else
+			r = db_outbox_failed(a->db, row->id, why, &de);
+		pthread_mutex_unlock(&a->lock);
+		if (!r)
+			break;
+		int last = !stop || atomic_load(stop);
+		if (attempt == 1 || last)
+			log_event("mail %lld: cannot record its delivery%s: %s", row->id,
+				  last ? "" : " (trying again each second)", de.message);
+		if (last)
+			break;
+		for (int i = 0; i < 10 && !atomic_load(stop); i++)
+			nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
+	}
 	if (result == SMTP_SENT)
 		log_event("mail %lld (%s) delivered", row->id, row->kind);
 	else
@@ -90,7 +109,7 @@ static int send_one(app *a, int retry_base_s, const atomic_int *stop)
 	else
 		result = maildir_deliver(a->mail->maildir, rows[0].id, rows[0].message, why, sizeof why)
 			 ? SMTP_TEMPORARY : SMTP_SENT;
-	record(a, &rows[0], result, why, retry_base_s);
+	record(a, &rows[0], result, why, retry_base_s, stop);
 	db_outbox_rows_free(rows, n);
 	return 1;
 }
@@ -102,6 +121,26 @@ int outbox_run_once(app *a, int retry_base_s)
 	while (sent < BATCH && send_one(a, retry_base_s, NULL))
 		sent++;
 	return sent;
+}
+
+/*
+ * Mark failed the mails a previous run left 'sending' (it stopped while sending them: they
+ * are not sent again). Done at start; when the disk fails then, the worker tries again
+ * between mails, when no row of this run is 'sending', until it goes through.
+ */
+static void abandon_interrupted(outbox *o)
+{
+	db_error de;
+	int lost = 0, r;
+
+	pthread_mutex_lock(&o->app->lock);
+	r = db_outbox_abandon_interrupted(o->app->db, &lost, &de);
+	pthread_mutex_unlock(&o->app->lock);
+	if (r && o->abandon_tries++ == 0)
+		log_event("mail: cannot mark the mails interrupted by the last stop (trying again): %s", de.message);
+	o->interrupted_left = r != 0;
+	if (lost)
+		log_event("mail: %d mail(s) were being sent when the server stopped; marked failed, not resent", lost);
 }
 
 static void *worker(void *arg)
@@ -118,6 +157,8 @@ static void *worker(void *arg)
 		}
 		o->woken = 0;
 		pthread_mutex_unlock(&o->mu);
+		if (o->interrupted_left && !atomic_load(&o->stopping))
+			abandon_interrupted(o);
 		/* Drain what is due, one mail at a time, until told to stop. */
 		while (!atomic_load(&o->stopping) && send_one(o->app, o->retry_base_s, &o->stopping))
 			;
@@ -130,8 +171,6 @@ static void *worker(void *arg)
 outbox *outbox_start(app *a, int retry_base_s)
 {
 	outbox *o = calloc(1, sizeof *o);
-	db_error de;
-	int lost = 0;
 
 	if (!o)
 		abort();
@@ -139,12 +178,7 @@ outbox *outbox_start(app *a, int retry_base_s)
 	o->retry_base_s = retry_base_s;
 	pthread_mutex_init(&o->mu, NULL);
 	pthread_cond_init(&o->cv, NULL);
-	pthread_mutex_lock(&a->lock);
-	if (db_outbox_abandon_interrupted(a->db, &lost, &de))
-		log_event("mail: %s", de.message);
-	pthread_mutex_unlock(&a->lock);
-	if (lost)
-		log_event("mail: %d mail(s) were being sent when the server stopped; marked failed, not resent", lost);
+	abandon_interrupted(o);
 	if (pthread_create(&o->thread, NULL, worker, o)) {
 		free(o);
 		return NULL;
