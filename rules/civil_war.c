@@ -2125,6 +2125,7 @@ const rules_game rules_civil_war = {
 	.version = 1,
 	.nseats = NSEATS,
 	.seat_names = seat_names,
+	.legend = "K King, Q Queen, R Prince, G Grand Prince (promoted Prince), B Bishop, A Archbishop, N Knight, O Baron, P Pawn, M Pikeman",
 	.choice_help =
 		"No move is ever partial: every action is written whole, a Capital attack with '!' "
 		"(Rh5-h7! or Rh7!) and a betrayal as G<square>=K. Alliance declarations (ally <seat>, "

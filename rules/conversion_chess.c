@@ -1967,6 +1967,7 @@ const rules_game rules_conversion_chess = {
 	.version = 1,
 	.nseats = 2,
 	.seat_names = seat_names,
+	.legend = "A Alfil, N Knight, D Dabbaba, P Pawn, S Silver, G Gold, K King, B Bishop, R Rook; several letters: a compound with all those powers",
 	.choice_help =
 		"No move is ever partial: every choice is written in the move line, and the list of legal moves "
 		"shows each complete variant as a move of its own. After a capture write the method, disp or "

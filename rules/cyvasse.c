@@ -2096,6 +2096,7 @@ const rules_game rules_cyvasse = {
 	.version = 1,
 	.nseats = 2,
 	.seat_names = seat_names,
+	.legend = "R Rabble, S Spears, L Light Horse, H Heavy Horse, E Elephant, C Crossbows, T Trebuchet, D Dragon, W Tower, K King",
 	.choice_help =
 		"No move is ever partial. The game starts with a setup phase: each player sends one setup line, "
 		"\"setup K1 L0=5A L1=6A L3=7A L4=8A R1=4B R2=3B R4=2Br R5=1B R=a3,j3,b4,c4,h4,k4 S=e4,f4,g4 "

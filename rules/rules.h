@@ -156,6 +156,7 @@ typedef struct rules_game {
 	int nseats;
 	const char *const *seat_names;  /* nseats names, in turn order of the first round */
 	const char *choice_help;        /* how a partial move is completed, for documentation */
+	const char *legend;             /* the piece letters in words, for the board's legend */
 	int draw_rank;                  /* the place all seats share in a draw by agreement (0: first) */
 
 	/* Start position. options may be NULL or "". Caller frees with free_position. */

@@ -284,6 +284,7 @@ static void render_game(http_request *req, http_response *res, int status, const
 		json_string_value(json_array_get(legal, 0)) : ""));
 	json_object_set_new(m, "rules_url", json_sprintf("/rules/%s", g->rules->id));
 	json_object_set_new(m, "state", state_key(g));
+	json_object_set_new(m, "legend", json_string(g->rules->legend ? g->rules->legend : ""));
 	json_object_set_new(m, "side_name", json_string(g->rules->seat_names[seat >= 0 ? seat : 0]));
 	json_object_set_new(m, "legal", legal_for_page(json_object_get(game, "legal")));
 	/* Cyvasse's hidden setup has its own editor while the seat may still set up. */
