@@ -1949,8 +1949,9 @@ static void cc_gesture(const rules_position *pos, const rules_move *move, rules_
 		return;
 	/* Too long (a captive of many powers): the hand pieces without the words. */
 	hand_list(&m, captive, 1, list, sizeof list);
-	snprintf(out->choice, sizeof out->choice, "%s%sby displacement, %s to hand%s%s", before,
-		 *before ? ", " : "", list, *after ? ", " : "", after);
+	if ((size_t)snprintf(out->choice, sizeof out->choice, "%s%sby displacement, %s to hand%s%s", before,
+			     *before ? ", " : "", list, *after ? ", " : "", after) >= sizeof out->choice)
+		return;  /* cannot happen: the short form of the longest choice fits (see the gesture tests) */
 }
 
 /* White's side (rank 1) is drawn at the bottom. */
