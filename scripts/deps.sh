@@ -1,26 +1,45 @@
 #!/bin/sh
 # deps.sh - install the Debian packages Rookery needs to build, run and test (only the missing ones).
 # usage: scripts/deps.sh [build|test]
+# "test" also installs the HTML validator of tests/html_valid.py: html-validate from npm, as pinned by
+# tests/html/package-lock.json, run by Debian's Node.js (any node already on the machine will do).
 set -eu
 
 build="gcc pkg-config meson ninja-build python3 libsqlite3-dev libmicrohttpd-dev libjansson-dev libsodium-dev libgmime-3.0-dev libcurl4-openssl-dev"
 test="libcmocka-dev chromium curl python3-aiosmtpd postfix swaks"
 
 want=$build
-[ "${1:-build}" = test ] && want="$build $test"
+if [ "${1:-build}" = test ]; then
+	want="$build $test"
+	if ! command -v node >/dev/null 2>&1; then
+		want="$want nodejs npm"
+	elif ! command -v npm >/dev/null 2>&1; then
+		want="$want npm"
+	fi
+fi
 
 missing=""
 for p in $want; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
 
-echo "Installing:$missing"
-sudo=""
-[ "$(id -u)" -ne 0 ] && sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
-# The tests run private Postfix instances of their own; the system one needs no set-up.
-echo "postfix postfix/main_mailer_type select No configuration" | $sudo debconf-set-selections
-$sudo apt-get update -qq
-# shellcheck disable=SC2086
-$sudo apt-get install -y -qq --no-install-recommends $missing
+if [ -n "$missing" ]; then
+	echo "Installing:$missing"
+	sudo=""
+	[ "$(id -u)" -ne 0 ] && sudo="sudo"
+	export DEBIAN_FRONTEND=noninteractive
+	# The tests run private Postfix instances of their own; the system one needs no set-up.
+	echo "postfix postfix/main_mailer_type select No configuration" | $sudo debconf-set-selections
+	$sudo apt-get update -qq
+	# shellcheck disable=SC2086
+	$sudo apt-get install -y -qq --no-install-recommends $missing
+fi
+
+[ "${1:-build}" = test ] || exit 0
+# The HTML validator, again whenever the lock file is newer than what npm installed.
+html="$(dirname "$0")/../tests/html"
+if [ ! -d "$html/node_modules" ] || [ -n "$(find "$html/package-lock.json" -newer "$html/node_modules")" ]; then
+	echo "Installing the HTML validator (npm ci in tests/html)"
+	(cd "$html" && npm ci --no-audit --no-fund)
+	touch "$html/node_modules"
+fi
