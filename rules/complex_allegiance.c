@@ -1451,6 +1451,32 @@ static void ca_view(const rules_position *pos, rules_view *out)
 	}
 }
 
+/*
+ * How a move is pointed at on the board: the piece and where it goes, with
+ * the squares named as ca_view names them. Castling is the King's move of two
+ * squares ("castle"; the Rook follows). En passant is the pawn's diagonal
+ * step onto the empty passed square, which nothing else can be, so it needs
+ * no words. A promotion is listed once per piece, so the words name it:
+ * "promote to Knight".
+ */
+static void ca_gesture(const rules_position *pos, const rules_move *move, rules_gesture *out)
+{
+	ca_move m;
+
+	(void)pos;
+	memset(out, 0, sizeof *out);
+	get_move(move, &m);
+	if (!well_formed(&m))
+		return;
+	sq(out->at[0], m.fr, m.ff);
+	sq(out->at[1], m.tr, m.tf);
+	out->n = 2;
+	if (m.special == CASTLE_SHORT || m.special == CASTLE_LONG)
+		snprintf(out->choice, sizeof out->choice, "castle");
+	else if (m.promo)
+		snprintf(out->choice, sizeof out->choice, "promote to %s", piece_name(m.promo));
+}
+
 /* The view is drawn with North's edge (rank 1) at the top and East's edge
  * (file j) on the right: a quarter turn clockwise brings the right-hand edge
  * to the bottom. */
@@ -1491,5 +1517,6 @@ const rules_game rules_complex_allegiance = {
 	.deserialize = ca_deserialize,
 	.resign_result = ca_resign_result,
 	.view = ca_view,
+	.gesture = ca_gesture,
 	.view_quarter_turns = ca_view_quarter_turns,
 };

@@ -1226,6 +1226,60 @@ static void nc_view(const rules_position *pos, rules_view *out)
 	}
 }
 
+/* A square as the drawn board names it: the view leaves cells unnamed, so
+ * "<row label> <column label>", 1-based like the notation: "7 1". (The masks
+ * only tell the compiler that the text fits.) */
+static void place_name(char at[8], int r, int c)
+{
+	snprintf(at, 8, "%d %d", (r & 15) + 1, (c & 15) + 1);
+}
+
+/*
+ * How a move is pointed at on the board: the piece, then where it goes. A
+ * capture says in words which of the captor's prisons takes the captive
+ * ("to prison 4"); both are listed, so this is what tells them apart. A move
+ * that frees prisoners is listed partial ("releases prisoners"); each
+ * placement then touches its square, so a continuation's gesture is its
+ * partial move's followed by one more square, and its words name the piece
+ * placed ("place the Chariot", which the board shows as the hint while the
+ * next square is chosen). A gesture holds only RULES_TOUCH_MAX places: from
+ * the 7th placement on (seven prisoners freed at once, rare) the square goes
+ * into the words instead, "place the Soldier on 3 3", and the board offers
+ * those as buttons.
+ */
+static void nc_gesture(const rules_position *pos, const rules_move *move, rules_gesture *out)
+{
+	nc_move m;
+
+	(void)pos;
+	memset(out, 0, sizeof *out);
+	get_move(move, &m);
+	if (!is_piece_type(m.type) || m.fr >= SIZE || m.fc >= SIZE || m.tr >= SIZE || m.tc >= SIZE
+	    || m.nplace > MAX_PLACE)
+		return;
+	place_name(out->at[out->n++], m.fr, m.fc);
+	place_name(out->at[out->n++], m.tr, m.tc);
+	for (int i = 0; i < m.nplace && out->n < RULES_TOUCH_MAX; i++)
+		place_name(out->at[out->n++], m.place[i][1], m.place[i][2]);
+	if (m.nplace) {
+		int last = m.nplace - 1;
+		const char *name = piece_name((char)m.place[last][0]);
+		if (2 + last < RULES_TOUCH_MAX)
+			snprintf(out->choice, sizeof out->choice, "place the %s", name);
+		else
+			snprintf(out->choice, sizeof out->choice, "place the %s on %d %d", name,
+				 m.place[last][1] + 1, m.place[last][2] + 1);
+		return;
+	}
+	if (m.prison)
+		snprintf(out->choice, sizeof out->choice, "to prison %d", m.prison);
+	if (move->partial) {
+		size_t len = strlen(out->choice);
+		snprintf(out->choice + len, sizeof out->choice - len, "%sreleases prisoners",
+			 len ? ", " : "");
+	}
+}
+
 static int nc_view_quarter_turns(int seat)
 {
 	return seat == NORTH ? 2 : 0;
@@ -1256,5 +1310,6 @@ const rules_game rules_nchess = {
 	.serialize = nc_serialize,
 	.deserialize = nc_deserialize,
 	.view = nc_view,
+	.gesture = nc_gesture,
 	.view_quarter_turns = nc_view_quarter_turns,
 };

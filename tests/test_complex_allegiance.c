@@ -1,5 +1,5 @@
 /* test_complex_allegiance.c - the Complex Allegiance Chess rules against spec complex-allegiance.md:
- * scenarios CA1-CA17, notation, position text, random games. */
+ * scenarios CA1-CA17, notation, position text, random games, gestures. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gesture_check.h"
 #include "rules.h"
 
 extern const rules_game rules_complex_allegiance;
@@ -1640,6 +1641,138 @@ static void test_random_games_with_shared_pieces(void **state)
 	}
 }
 
+/* ---- gestures: how moves are pointed at on the board ---- */
+
+/* The gesture of text, parsed for the seat to move, is places (joined by spaces) and choice. */
+static void expect_gesture(const rules_position *pos, const char *text, const char *places,
+			   const char *choice)
+{
+	rules_move m;
+	rules_error err = { 0, "" };
+	rules_gesture g;
+	char joined[RULES_TOUCH_MAX * 9 + 1] = "";
+	int rc = try_parse(pos, -1, text, &m, &err);
+
+	if (rc != RULES_OK)
+		fail_msg("'%s' rejected: %s", text, err.message);
+	memset(&g, 0x55, sizeof g);
+	G->gesture(pos, &m, &g);
+	assert_true(g.n >= 0 && g.n <= RULES_TOUCH_MAX);
+	for (int i = 0; i < g.n; i++) {
+		if (i)
+			strcat(joined, " ");
+		strcat(joined, g.at[i]);
+	}
+	if (strcmp(joined, places) || strcmp(g.choice, choice))
+		fail_msg("'%s': gesture %s (%s), want %s (%s)", text, joined, g.choice, places, choice);
+}
+
+/* The property check for the seat to move, and nothing for the others. Returns the moves checked. */
+static size_t check_gestures(const rules_position *pos)
+{
+	int seat = to_move(pos);
+
+	assert_true(seat >= 0);
+	for (int t = 0; t < 4; t++)
+		if (t != seat)
+			assert_int_equal(gesture_check(G, pos, t, 2), 0);
+	return gesture_check(G, pos, seat, 2);
+}
+
+static void test_gestures_start_and_random_games(void **state)
+{
+	rules_position *pos = start_pos();
+	size_t checked = 0;
+	int positions = 0;
+	(void)state;
+
+	assert_int_equal(check_gestures(pos), 14);
+	expect_gesture(pos, "e2-e4", "e2 e4", "");
+	expect_gesture(pos, "Nc1-d3", "c1 d3", "");
+	expect_gesture(pos, "e2-e3", "e2 e3", "");
+	G->free_position(pos);
+
+	/* Every position of 30 random games from the start (the first 150 plies: the checker is
+	 * thorough, not fast), and of 5 from a position with shared pieces promoted. */
+	rng_state = 2024;
+	for (int g = 0; g < 35; g++) {
+		pos = g < 30 ? start_pos()
+			: setup("NWQ e5, NER d4, SWB f6, SEN g7, nP* c2, eP* i5, sP* h9, wP* b6, "
+				"nP g8, sP c3, eP c6, wP h4, nK* e1, nR* b1, sK* f10, sR* i10", 'N');
+		for (int ply = 0; ply < 150 && G->turn(pos); ply++) {
+			rules_move m;
+			rules_error err;
+			size_t n = check_gestures(pos);
+			assert_int_equal(n, count_moves(pos, to_move(pos)));
+			checked += n;
+			positions++;
+			random_move(pos, &m);
+			assert_int_equal(G->apply(pos, &m, NULL, NULL, &err), RULES_OK);
+		}
+		G->free_position(pos);
+	}
+	if (getenv("CA_STATS"))
+		fprintf(stderr, "gestures: %d positions, %zu moves checked\n", positions, checked);
+	assert_true(positions > 1000);
+}
+
+static void test_gestures_promotion(void **state)
+{
+	rules_position *pos = setup("wP i4, wP b5, eK j7", 'W');
+	rules_position *edge = setup("nP a9, sR b10", 'N');
+	rules_position *shared = setup("NWP i2", 'W');
+	(void)state;
+
+	/* Listed once per piece: the words name it. */
+	expect_gesture(pos, "i4-j4=Q", "i4 j4", "promote to Queen");
+	expect_gesture(pos, "i4-j4=R", "i4 j4", "promote to Rook");
+	expect_gesture(pos, "i4-j4=B", "i4 j4", "promote to Bishop");
+	expect_gesture(pos, "i4-j4=N", "i4 j4", "promote to Knight");
+	expect_gesture(pos, "i4-j4", "i4 j4", "promote to Queen");
+	expect_gesture(pos, "b5-c5", "b5 c5", "");
+	check_gestures(pos);
+
+	expect_gesture(edge, "a9xb10=R", "a9 b10", "promote to Rook");
+	assert_int_equal(check_gestures(edge), count_moves(edge, NORTH));
+	expect_gesture(shared, "i2-j2=N", "i2 j2", "promote to Knight");
+	check_gestures(shared);
+	G->free_position(pos);
+	G->free_position(edge);
+	G->free_position(shared);
+}
+
+static void test_gestures_castling_and_en_passant(void **state)
+{
+	rules_position *pos = setup("nK* e1, nR* b1, nR* i1, sQ e5", 'N');
+	rules_position *east = setup("eK* j5, eR* j2, eR* j9", 'E');
+	rules_position *ep = setup("nP* d2, sP e4", 'N');
+	rules_position *shared = setup("sP* c9, NWP d7", 'S');
+	(void)state;
+
+	/* Castling is the King's move of two squares; a step of one is a plain King move. */
+	expect_gesture(pos, "O-O", "e1 c1", "castle");
+	expect_gesture(pos, "O-O-O", "e1 g1", "castle");
+	expect_gesture(pos, "Ke1-d1", "e1 d1", "");
+	check_gestures(pos);
+	expect_gesture(east, "O-O", "j5 j3", "castle");
+	expect_gesture(east, "O-O-O", "j5 j7", "castle");
+	check_gestures(east);
+
+	/* En passant: the pawn's diagonal step onto the passed square. */
+	play(ep, "d2-d4", "d2-d4", "");
+	play(ep, "Kj5-j4", "Kj5-j4", "");
+	expect_gesture(ep, "e4xd3", "e4 d3", "");
+	check_gestures(ep);
+	play(shared, "c9-c7", "c9-c7", "");
+	play(shared, "Ka6-a5", "Ka6-a5", "");
+	expect_gesture(shared, "d7xc8", "d7 c8", "");
+	check_gestures(shared);
+	G->free_position(pos);
+	G->free_position(east);
+	G->free_position(ep);
+	G->free_position(shared);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1677,6 +1810,9 @@ int main(void)
 		cmocka_unit_test(test_random_games),
 		cmocka_unit_test(test_replay_rebuilds_position),
 		cmocka_unit_test(test_random_games_with_shared_pieces),
+		cmocka_unit_test(test_gestures_start_and_random_games),
+		cmocka_unit_test(test_gestures_promotion),
+		cmocka_unit_test(test_gestures_castling_and_en_passant),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,4 @@
-/* test_nchess.c - the Nchess rules against spec nchess.md: scenarios N1-N20, notation, random games. */
+/* test_nchess.c - the Nchess rules against spec nchess.md: scenarios N1-N20, notation, random games, gestures. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gesture_check.h"
 #include "rules.h"
 
 extern const rules_game rules_nchess;
@@ -1343,6 +1344,260 @@ static void test_random_games_with_prisons(void **state)
 	}
 }
 
+/* ---- gestures: how moves are pointed at on the board ---- */
+
+/* The gesture of text (a partial move too), parsed for the side to move, is places (joined by '|',
+ * since Nchess squares hold a space) and choice. */
+static void expect_gesture(const rules_position *pos, const char *text, const char *places,
+			   const char *choice)
+{
+	rules_move m;
+	rules_error err = { 0, "" };
+	rules_gesture g;
+	char joined[RULES_TOUCH_MAX * 9 + 1] = "";
+	int rc = try_parse(pos, -1, text, &m, &err);
+
+	if (rc != RULES_OK && rc != RULES_E_INCOMPLETE)
+		fail_msg("'%s' rejected: %s", text, err.message);
+	memset(&g, 0x55, sizeof g);
+	G->gesture(pos, &m, &g);
+	assert_true(g.n >= 0 && g.n <= RULES_TOUCH_MAX);
+	for (int i = 0; i < g.n; i++) {
+		if (i)
+			strcat(joined, "|");
+		strcat(joined, g.at[i]);
+	}
+	if (strcmp(joined, places) || strcmp(g.choice, choice))
+		fail_msg("'%s': gesture %s (%s), want %s (%s)", text, joined, g.choice, places, choice);
+}
+
+/* The property check for the side to move, and nothing for the other side. Returns the moves checked. */
+static size_t check_gestures(const rules_position *pos, int depth)
+{
+	int seat = to_move(pos);
+
+	assert_true(seat >= 0);
+	assert_int_equal(gesture_check(G, pos, 1 - seat, depth), 0);
+	return gesture_check(G, pos, seat, depth);
+}
+
+static void test_gestures_start_and_random_games(void **state)
+{
+	rules_position *pos = start_pos();
+	size_t checked = 0;
+	int positions = 0, with_releases = 0;
+	(void)state;
+
+	/* No partial moves at the start: exactly the listed moves. */
+	assert_int_equal(check_gestures(pos, 2), count_moves(pos, SOUTH));
+	G->free_position(pos);
+
+	/* Every position of the first 100 plies of 30 random games from the start, and of the first
+	 * 8 of 2 from a position full of prisoners (checking a release to depth 2 means a thousand
+	 * placements, and every move is one while a piece stands on a full prison); a position whose
+	 * check covered more than its listed moves had releases. */
+	rng_state = 4242;
+	for (int g = 0; g < 32; g++) {
+		pos = g < 30 ? start_pos()
+			: setup("c 5 4, a 9 6, g 1 5, G 8 5, C 5 6, A 1 4, S 4 4, s 6 6,"
+				"N 7 3, n 3 7, M 6 2, m 4 8, O 2 2, o 8 8", "SCA", "N", "ns", "cm", 'N');
+		for (int ply = 0; ply < (g < 30 ? 100 : 8) && G->turn(pos); ply++) {
+			rules_move m;
+			rules_error err;
+			size_t n = check_gestures(pos, 2);
+			checked += n;
+			positions++;
+			with_releases += n > count_moves(pos, to_move(pos));
+			random_move(pos, &m);
+			assert_int_equal(G->apply(pos, &m, NULL, NULL, &err), RULES_OK);
+		}
+		G->free_position(pos);
+	}
+	if (getenv("NCHESS_STATS"))
+		fprintf(stderr, "gestures: %d positions (%d with releases), %zu moves checked\n",
+			positions, with_releases, checked);
+	assert_true(positions > 1000);
+	assert_true(with_releases > 10);
+}
+
+static void test_gestures_moves_and_captures(void **state)
+{
+	rules_position *pos = start_pos();
+	rules_position *capture = setup("C 4 1, G 9 5, s 3 1, g 1 5", 0, 0, 0, 0, 'S');
+	rules_position *general = setup("C 4 1, G 9 5, g 3 1", 0, 0, 0, 0, 'S');
+	rules_position *promote = setup("S 2 3, S 2 7, n 1 7, G 9 5, g 1 5", 0, 0, 0, 0, 'S');
+	rules_move_list l = { 0 };
+	int both = 0;
+	(void)state;
+
+	expect_gesture(pos, "S 7 1 6 1", "7 1|6 1", "");
+	expect_gesture(pos, "A 8 2 5 2", "8 2|5 2", "");
+	expect_gesture(pos, "N 9 2 8 4", "9 2|8 4", "");
+
+	/* A capture is listed once per prison: the words tell them apart. */
+	expect_gesture(capture, "C 4 1 3 1 4", "4 1|3 1", "to prison 4");
+	expect_gesture(capture, "C 4 1 3 1 6", "4 1|3 1", "to prison 6");
+	G->legal_moves(capture, SOUTH, &l);
+	for (size_t i = 0; i < l.n; i++) {
+		rules_gesture g;
+		G->gesture(capture, &l.v[i], &g);
+		if (g.n == 2 && !strcmp(g.at[0], "4 1") && !strcmp(g.at[1], "3 1"))
+			both++;
+	}
+	assert_int_equal(both, 2);
+	check_gestures(capture, 2);
+
+	/* Taking the General goes to no prison; promotion is automatic. */
+	expect_gesture(general, "C 4 1 3 1", "4 1|3 1", "");
+	check_gestures(general, 2);
+	expect_gesture(promote, "S 2 3 1 3", "2 3|1 3", "");
+	expect_gesture(promote, "S 2 7 1 7 6", "2 7|1 7", "to prison 6");
+	check_gestures(promote, 2);
+	rules_move_list_free(&l);
+	G->free_position(pos);
+	G->free_position(capture);
+	G->free_position(general);
+	G->free_position(promote);
+}
+
+static void test_gestures_release(void **state)
+{
+	rules_position *pos = setup("c 5 4, g 1 5, G 9 5", 0, 0, "sc", 0, 'N');
+	/* A South Archer on South's prison square: taking it frees North's prisoners too. */
+	rules_position *capture = setup("c 5 4, g 1 5, G 9 5, A 9 4", 0, 0, "sc", 0, 'N');
+	/* N14: North's Archer already stands on South's prison when a prisoner arrives. */
+	rules_position *delayed = setup("a 9 6, s 3 1, g 1 5, G 9 5", 0, 0, 0, "n", 'N');
+	rules_move m;
+	rules_error err;
+	rules_move_list l = { 0 };
+	(void)state;
+
+	/* The partial move touches the piece and the prison; each placement adds its square. */
+	expect_gesture(pos, "c 5 4 9 4", "5 4|9 4", "releases prisoners");
+	expect_gesture(pos, "c 5 4 9 4 / c 2 1", "5 4|9 4|2 1", "place the Chariot");
+	expect_gesture(pos, "c 5 4 9 4 / c 2 1 / s 3 3", "5 4|9 4|2 1|3 3", "place the Soldier");
+	/* Partial, one placement, both placements: three levels. */
+	assert_true(check_gestures(pos, 2) > 33 * 32);
+
+	/* The continuations of the partial move: one square more each, all different. */
+	assert_int_equal(try_parse(pos, -1, "c 5 4 9 4", &m, &err), RULES_E_INCOMPLETE);
+	assert_int_equal(G->continuations(pos, &m, &l), 33);
+	for (size_t i = 0; i < l.n; i++) {
+		rules_gesture g;
+		char text[RULES_TEXT_MAX];
+		G->gesture(pos, &l.v[i], &g);
+		G->format(pos, &l.v[i], text, sizeof text);
+		assert_int_equal(g.n, 3);
+		assert_string_equal(g.at[0], "5 4");
+		assert_string_equal(g.at[1], "9 4");
+		/* "c 5 4 9 4 / c <row> <column>": the placement's square. */
+		assert_int_equal(strlen(text), strlen("c 5 4 9 4 / c 2 1"));
+		assert_string_equal(g.at[2], text + strlen("c 5 4 9 4 / c "));
+		assert_string_equal(g.choice, "place the Chariot");
+	}
+
+	expect_gesture(capture, "c 5 4 9 4 4", "5 4|9 4", "to prison 4, releases prisoners");
+	expect_gesture(capture, "c 5 4 9 4 6", "5 4|9 4", "to prison 6, releases prisoners");
+	expect_gesture(capture, "c 5 4 9 4 6 / c 2 1", "5 4|9 4|2 1", "place the Chariot");
+	check_gestures(capture, 2);
+
+	/* A delayed release: whatever North moves frees the Knight, so every move is partial. */
+	expect_gesture(delayed, "s 3 1 4 1", "3 1|4 1", "releases prisoners");
+	expect_gesture(delayed, "s 3 1 4 1 / n 2 1", "3 1|4 1|2 1", "place the Knight");
+	check_gestures(delayed, 2);
+	rules_move_list_free(&l);
+	G->free_position(pos);
+	G->free_position(capture);
+	G->free_position(delayed);
+}
+
+/* A gesture as one comparable line, "5 4|9 4#releases prisoners". */
+static void gesture_text(const rules_position *pos, const rules_move *m, rules_gesture *g, char *buf,
+			 size_t size)
+{
+	size_t len = 0;
+
+	G->gesture(pos, m, g);
+	buf[0] = 0;
+	for (int i = 0; i < g->n; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? "|" : "", g->at[i]);
+	snprintf(buf + len, size - len, "#%s", g->choice);
+}
+
+/*
+ * Follows a partial move's first continuation to the end, checking at each step what
+ * gesture_check checks to a small depth (every way to place many prisoners is too many): each
+ * continuation's places start with its partial move's, and no two share places and words.
+ * Returns the number of placements made.
+ */
+static int walk_first_continuations(const rules_position *pos, rules_move move)
+{
+	int steps = 0;
+
+	while (move.partial) {
+		rules_move_list l = { 0 };
+		rules_gesture parent, g;
+		char (*keys)[RULES_TOUCH_MAX * 9 + 80];
+		char text[RULES_TOUCH_MAX * 9 + 80];
+
+		gesture_text(pos, &move, &parent, text, sizeof text);
+		assert_true(G->continuations(pos, &move, &l) > 0);
+		keys = calloc(l.n, sizeof *keys);
+		assert_non_null(keys);
+		for (size_t i = 0; i < l.n; i++) {
+			gesture_text(pos, &l.v[i], &g, keys[i], sizeof keys[i]);
+			assert_true(g.n >= parent.n && g.n <= RULES_TOUCH_MAX);
+			for (int k = 0; k < parent.n; k++)
+				assert_string_equal(g.at[k], parent.at[k]);
+			for (size_t j = 0; j < i; j++)
+				if (!strcmp(keys[i], keys[j]))
+					fail_msg("two continuations with the gesture %s", keys[i]);
+		}
+		move = l.v[0];
+		steps++;
+		free(keys);
+		rules_move_list_free(&l);
+	}
+	return steps;
+}
+
+/* Eight prisoners freed at once: places for the first six placements, words for the rest. */
+static void test_gestures_many_prisoners(void **state)
+{
+	char board[9][9];
+	rules_position *pos;
+	rules_move m;
+	rules_error err;
+	const char *all = "c 5 4 9 4 / m 2 2 / n 2 3 / s 2 4 / o 2 5 / c 2 6 / a 2 7 / m 2 9 / n 2 8";
+	(void)state;
+
+	/* North fills its half but for eight squares of row 2 ([2 2] to [2 9]). */
+	memset(board, 0, sizeof board);
+	place_pieces(board, "c 1 1, n 1 2, m 1 3, g 1 5, m 1 7, n 1 8, c 1 9, a 2 1, c 5 4, G 9 5");
+	for (int r = 2; r < 4; r++)
+		for (int c = 0; c < 9; c++)
+			board[r][c] = 's';
+	pos = setup_board(board, 0, 0, "nmacosnm", 0, 'N');
+
+	/* Released newest first: m n s o c a m n. */
+	expect_gesture(pos, "c 5 4 9 4", "5 4|9 4", "releases prisoners");
+	expect_gesture(pos, "c 5 4 9 4 / m 2 2 / n 2 3 / s 2 4 / o 2 5 / c 2 6",
+		       "5 4|9 4|2 2|2 3|2 4|2 5|2 6", "place the Chariot");
+	expect_gesture(pos, "c 5 4 9 4 / m 2 2 / n 2 3 / s 2 4 / o 2 5 / c 2 6 / a 2 7",
+		       "5 4|9 4|2 2|2 3|2 4|2 5|2 6|2 7", "place the Archer");
+	expect_gesture(pos, "c 5 4 9 4 / m 2 2 / n 2 3 / s 2 4 / o 2 5 / c 2 6 / a 2 7 / m 2 8",
+		       "5 4|9 4|2 2|2 3|2 4|2 5|2 6|2 7", "place the Minister on 2 8");
+	expect_gesture(pos, "c 5 4 9 4 / m 2 2 / n 2 3 / s 2 4 / o 2 5 / c 2 6 / a 2 7 / m 2 9",
+		       "5 4|9 4|2 2|2 3|2 4|2 5|2 6|2 7", "place the Minister on 2 9");
+	expect_gesture(pos, all, "5 4|9 4|2 2|2 3|2 4|2 5|2 6|2 7", "place the Knight on 2 8");
+	assert_int_equal(try_parse(pos, -1, all, &m, &err), RULES_OK);
+
+	check_gestures(pos, 2);
+	assert_int_equal(try_parse(pos, -1, "c 5 4 9 4", &m, &err), RULES_E_INCOMPLETE);
+	assert_int_equal(walk_first_continuations(pos, m), 8);
+	G->free_position(pos);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1377,6 +1632,10 @@ int main(void)
 		cmocka_unit_test(test_random_games),
 		cmocka_unit_test(test_replay_rebuilds_position),
 		cmocka_unit_test(test_random_games_with_prisons),
+		cmocka_unit_test(test_gestures_start_and_random_games),
+		cmocka_unit_test(test_gestures_moves_and_captures),
+		cmocka_unit_test(test_gestures_release),
+		cmocka_unit_test(test_gestures_many_prisoners),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
