@@ -1498,6 +1498,7 @@ const rules_game rules_complex_allegiance = {
 	.version = 1,
 	.nseats = NSEATS,
 	.seat_names = seat_names,
+	.legend = "K King, Q Queen, R Rook, B Bishop, N Knight, P Pawn",
 	.choice_help =
 		"No move is ever partial. A pawn reaching its promotion edge becomes a Queen unless another piece "
 		"is written after the move: =Q, =R, =B or =N (for example h9-h10=N); the list of legal moves shows "

@@ -1292,6 +1292,7 @@ const rules_game rules_nchess = {
 	.version = 1,
 	.nseats = 2,
 	.seat_names = seat_names,
+	.legend = "C Chariot, A Archer, M Minister, N Knight, S Soldier, O Officer (promoted Soldier), G General",
 	.choice_help =
 		"A move that frees prisoners is listed as a partial move, for example \"c 5 4 9 4\". "
 		"Complete it by appending one placement per released prisoner, \" / <letter> <row> <column>\", "
