@@ -171,6 +171,7 @@ static void hand_rows(const game_loaded *g, const rules_view *v, int seat, int b
 			free(tr);
 		}
 		json_t *hand = label(MARGIN, *y + HAND_ROW / 2, hd->name);
+		json_object_set_new(hand, "name", json_string(hd->name));
 		json_object_set_new(hand, "side", json_string(g->rules->seat_names[hd->owner]));
 		json_object_set_new(hand, "pieces", pieces);
 		json_object_set_new(hand, "empty", json_boolean(hd->npieces == 0));
