@@ -12,6 +12,7 @@ build) report no AddressSanitizer, LeakSanitizer or UBSan error.
 Python standard library only.
 """
 import hashlib
+import html.parser
 import http.client
 import json
 import os
@@ -548,14 +549,20 @@ class ApiTests(DaemonCase):
         self.assertIn("S 7 1 6 1", south["legal_moves"])
         self.assertIn("N 9 2 8 4", south["legal_moves"])
         self.assertNotIn("N 9 2 7 3", south["legal_moves"], "a Soldier stands there")
+        # "legal" holds the same moves, in the same order, with what the page needs to point at them.
+        self.assertEqual([o["move"] for o in south["legal"]], south["legal_moves"])
         north = self.d.game(gid, tokens["North"])
         self.assertEqual(north["seat"], "North")
         self.assertEqual(north["legal_moves"], [], "North may not move before South")
+        self.assertEqual(north["legal"], [])
         # The rest of the view is the public one.
         public = self.d.game(gid)
-        for k in ("seat", "legal_moves"):
+        for k in ("seat", "legal_moves", "legal"):
+            self.assertNotIn(k, public)
             south.pop(k)
+            north.pop(k)
         self.assertEqual(south, public)
+        self.assertEqual(north, public)
 
     def test_move_canonical_and_duplicate(self):
         gid, tokens, _ = self.d.create_game()
@@ -906,11 +913,10 @@ class ApiTests(DaemonCase):
         self.d.play(gid, tokens, ["S 7 1 6 1"])
         moves = self.d.get(f"/api/games/{gid}/moves").json()["moves"]
         self.assertEqual(moves[0]["places"], ["7 1", "6 1"])
-        # The page marks the last move's squares.
-        page = self.d.get(f"/games/{gid}").text
-        self.assertRegex(page, r'class="sq [^"]*last" data-square="7 1"')
-        self.assertRegex(page, r'class="sq [^"]*last" data-square="6 1"')
-        self.assertEqual(len(re.findall(r'class="sq [^"]*last"', page)), 2)
+        # The page marks the last move's squares, and only them.
+        for token in (None, tokens["South"], tokens["North"]):
+            board = page_board(self.d.get(f"/games/{gid}" + (f"?seat={token}" if token else "")).text)
+            self.assertEqual({n for n, s in board.squares.items() if s["last"]}, {"7 1", "6 1"})
 
     def test_scripts_and_icon(self):
         for path, kind in (("/play.js", "text/javascript"), ("/setup.js", "text/javascript"),
@@ -1434,9 +1440,293 @@ def hidden_fields(html, action):
 
 
 def board_html(html):
-    m = re.search(r'<table class="board".*?</table>', html, re.S)
-    assert m, "no board"
-    return m.group(0)
+    """The drawn board of a game page, as its markup (<svg class="board">...</svg>)."""
+    found = re.findall(r'<svg class="board".*?</svg>', html, re.S)
+    assert len(found) == 1, f"{len(found)} boards on the page"
+    return found[0]
+
+
+# A piece's facing arrow is turned as drawn: rotate(0) points up the page.
+FACINGS = {0: "up", 90: "right", 180: "down", 270: "left"}
+# The sides of a walled square, as the path data of its wall draws them.
+WALL_SIDES = {"M-20,-20H20": "top", "M20,-20V20": "right", "M-20,20H20": "bottom", "M-20,-20V20": "left"}
+
+
+class GamePage(html.parser.HTMLParser):
+    """A game page as a reader sees it; page_board(html) parses and checks one.
+
+    squares: {name: {"piece" (letters or None), "side" (seat, "shared" or "none"; None without a
+      piece), "shared_by" (seats, from the title), "kind", "shade", "r", "c" (the drawn grid:
+      the viewer's side at the bottom, the highest r), "x", "y" (the centre as drawn), "facing"
+      ("up", "right", "down", "left" as drawn, or None), "held" (the pieces drawn on it, "s n +2",
+      or None), "held_side", "last" (one of the last move's squares), "label" (the name written
+      on hexagonal cells), "title"}}
+    walls: {name: set of the sides drawn walled: "top", "right", "bottom", "left"}
+    coords: [(x, y, text)] of the labels around the board
+    hands: [{"name", "side", "empty", "x", "y", "pieces": [{"piece", "side", "touch", "x", "y", "title"}]}]
+      (the pieces held without a square, drawn above and below the board)
+    holdings: the "Off the board" list: [{"name", "square" (or None), "pieces" (list), "class", "text"}]
+    paras: the texts of p.turn, p.result, p.places, p.last, p.offer, p.legend, p.error
+    move_input: the attributes of the move box, or None
+    """
+
+    PARAS = ("turn", "result", "places", "last", "offer", "legend", "error")
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.squares, self.walls, self.coords, self.hands, self.holdings = {}, {}, [], [], []
+        self.paras, self.move_input = {}, None
+        self.boards = 0
+        self.stack = None        # the open elements inside svg.board: (tag, classes)
+        self.sq = self.pc = self.hand_pc = None
+        self.text = None         # (what, text so far) of the element whose text is being read
+        self.coord_at = None
+        self.wall_paths = []     # (transform, d)
+        self.in_prisons = False
+        self.item = self.span = self.para = None
+
+    @staticmethod
+    def translate(t):
+        m = re.fullmatch(r"translate\((-?[0-9.]+) (-?[0-9.]+)\)", t or "")
+        assert m, f"not a translation: {t!r}"
+        return float(m.group(1)), float(m.group(2))
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        cls = (a.get("class") or "").split()
+        if self.stack is not None:
+            self.svg_start(tag, a, cls)
+            if tag != "svg":
+                self.stack.append((tag, cls))
+            return
+        if tag == "svg" and "board" in cls:
+            self.boards += 1
+            self.stack = []
+        elif tag == "section" and "prisons" in cls:
+            self.in_prisons = True
+        elif self.in_prisons and tag == "li":
+            self.item = {"name": "", "square": None, "pieces": "", "class": [], "text": ""}
+        elif self.item is not None and tag == "span":
+            self.span = {"prison-name": "name", "prisoners": "pieces"}.get(cls[0] if cls else "")
+            if self.span == "pieces":
+                self.item["class"] = cls
+        elif tag == "p" and set(self.PARAS) & set(cls):
+            self.para = (set(self.PARAS) & set(cls)).pop()
+            self.paras[self.para] = ""
+        elif tag == "input" and a.get("name") == "move":
+            self.move_input = a
+
+    def svg_start(self, tag, a, cls):
+        parent = self.stack[-1] if self.stack else (None, [])
+        assert tag != "svg", "an svg inside the board"
+        if tag == "g" and "sq" in cls:
+            assert not self.stack, "a square inside another element"
+            name = a.get("data-square")
+            assert name and name not in self.squares, f"square {name!r} drawn twice or unnamed"
+            assert a.get("data-touch") == name, a
+            assert len(cls) in (3, 4) and cls[2] in ("light", "dark") and cls[3:] in ([], ["last"]), cls
+            x, y = self.translate(a.get("transform"))
+            self.sq = self.squares[name] = {
+                "piece": None, "side": None, "shared_by": None, "kind": cls[1], "shade": cls[2],
+                "r": int(a["data-r"]), "c": int(a["data-c"]), "x": x, "y": y, "facing": None,
+                "held": None, "held_side": None, "last": "last" in cls, "label": None, "title": None,
+                "polygon": False}
+        elif tag == "g" and "pc" in cls and "hand" in cls:
+            assert not self.stack and self.hands, "a hand piece outside a hand"
+            side = [c[5:] for c in cls if c.startswith("side-")]
+            x, y = self.translate(a.get("transform"))
+            self.hand_pc = {"piece": a.get("data-piece"), "side": side[0] if side else None,
+                            "touch": a.get("data-touch"), "x": x, "y": y, "title": None, "glyph": None}
+            self.hands[-1]["pieces"].append(self.hand_pc)
+        elif tag == "g" and "pc" in cls:
+            assert self.sq is not None and parent[0] == "g" and "sq" in parent[1], "a piece outside a square"
+            assert self.sq["piece"] is None, "two pieces on " + self.sq["title"]
+            side = [c[5:] for c in cls if c.startswith("side-")]
+            assert cls[0] == "pc" and len(side) == 1, cls
+            self.pc = {"glyph": None}
+            self.sq.update(piece=a.get("data-piece"), side=side[0])
+        elif tag == "path" and "facing" in cls:
+            assert self.pc is not None, "a facing outside a piece"
+            m = re.fullmatch(r"rotate\((\d+)\)", a.get("transform") or "")
+            assert m and int(m.group(1)) in FACINGS, a
+            self.sq["facing"] = FACINGS[int(m.group(1))]
+        elif tag == "path" and "wall" in cls:
+            assert not self.stack, "a wall inside another element"
+            self.wall_paths.append((a.get("transform"), a.get("d") or ""))
+        elif tag == "polygon" and self.sq is not None:
+            self.sq["polygon"] = True
+        elif tag == "title":
+            self.text = ("title", "")
+        elif tag == "text":
+            what = ("glyph" if "glyph" in cls else "held" if "held" in cls else "name" if "name" in cls
+                    else "coord" if "coord" in cls else "hand-name" if "hand-name" in cls else None)
+            assert what, f"unknown text {cls}"
+            self.text = (what, "")
+            if what == "held":
+                side = [c[5:] for c in cls if c.startswith("side-")]
+                assert self.sq is not None and len(side) == 1, cls
+                self.sq["held_side"] = side[0]
+            elif what == "coord":
+                self.coord_at = (float(a["x"]), float(a["y"]))
+            elif what == "hand-name":
+                side = [c[5:] for c in cls if c.startswith("side-")]
+                self.hands.append({"name": None, "side": side[0] if side else None, "empty": False,
+                                   "x": float(a["x"]), "y": float(a["y"]), "pieces": []})
+
+    def handle_endtag(self, tag):
+        if self.stack is not None:
+            if tag == "svg" and not self.stack:
+                self.stack = None
+                return
+            assert self.stack and self.stack[-1][0] == tag, f"</{tag}> closes {self.stack[-1:]}"
+            _, cls = self.stack.pop()
+            if self.text and tag in ("title", "text"):
+                self.svg_text(*self.text)
+                self.text = None
+            elif tag == "g" and "sq" in cls:
+                self.sq = None
+            elif tag == "g" and "hand" in cls:
+                assert self.hand_pc["glyph"] == self.hand_pc["piece"], self.hand_pc
+                del self.hand_pc["glyph"]
+                self.hand_pc = None
+            elif tag == "g" and "pc" in cls:
+                assert self.pc["glyph"] == self.sq["piece"], (self.sq, self.pc)
+                self.pc = None
+            return
+        if tag == "span":
+            self.span = None
+        elif tag == "li" and self.item is not None:
+            item = {k: " ".join(v.split()) if isinstance(v, str) else v for k, v in self.item.items()}
+            m = re.match(re.escape(item["name"]) + r" \[([^\]]+)\]:", item["text"])
+            item["square"] = m.group(1) if m else None
+            item["pieces"] = item["pieces"].split()
+            self.holdings.append(item)
+            self.item = None
+        elif tag == "section":
+            self.in_prisons = False
+        elif tag == "p" and self.para:
+            self.paras[self.para] = " ".join(self.paras[self.para].split())
+            self.para = None
+
+    def svg_text(self, what, text):
+        if what == "title" and self.hand_pc is not None:
+            self.hand_pc["title"] = text
+        elif what == "title":
+            assert self.sq is not None and self.sq["title"] is None, f"a stray title {text!r}"
+            self.sq["title"] = text
+        elif what == "glyph":
+            (self.hand_pc if self.hand_pc is not None else self.pc)["glyph"] = text
+        elif what == "held":
+            self.sq["held"] = text
+        elif what == "name":
+            self.sq["label"] = text
+        elif what == "coord":
+            self.coords.append((*self.coord_at, text))
+        elif what == "hand-name":
+            h = self.hands[-1]
+            h["empty"] = text.endswith(": empty")
+            h["name"] = text[:-len(": empty")] if h["empty"] else text
+
+    def handle_data(self, data):
+        if self.stack is not None:
+            if self.text:
+                self.text = (self.text[0], self.text[1] + data)
+            else:
+                assert not data.strip(), f"stray text {data!r} in the board"
+            return
+        if self.item is not None:
+            self.item["text"] += data
+            if self.span:
+                self.item[self.span] += data
+        if self.para:
+            self.paras[self.para] += data
+
+    # ---- reading the parsed board ----
+
+    def check(self):
+        """The board is drawn consistently: every square once, with its polygon and a title that
+        tells its piece and holding, in rows and columns as its grid places say; walls on squares."""
+        assert self.boards == 1, f"{self.boards} boards on the page"
+        assert self.squares, "no squares"
+        at = {}
+        for name, s in self.squares.items():
+            assert s["polygon"], name
+            del s["polygon"]
+            assert (s["r"], s["c"]) not in at, f"{name} and {at.get((s['r'], s['c']))} drawn at one place"
+            at[s["r"], s["c"]] = name
+            want = name
+            if s["piece"]:
+                if s["side"] == "shared":
+                    m = re.fullmatch(re.escape(s["piece"]) + r" shared by (\w+(?: and \w+)+)",
+                                     s["title"][len(name) + 2:].split(" (holds ")[0])
+                    assert m, s
+                    s["shared_by"] = m.group(1).split(" and ")
+                    want += f": {s['piece']} shared by {m.group(1)}"
+                else:
+                    want += f": {s['piece']}" if s["side"] == "none" else f": {s['side']} {s['piece']}"
+            if s["held"] is not None:
+                want += f" (holds {s['held']})"
+            assert s["title"] == want, (s["title"], want)
+            assert s["label"] in (None, name), s
+        # The drawn rows and columns: y grows with r; within a row x grows with c (and on square
+        # boards every column is one x).
+        rows = sorted({s["r"] for s in self.squares.values()})
+        ys = [{s["y"] for s in self.squares.values() if s["r"] == r} for r in rows]
+        assert all(len(y) == 1 for y in ys), "a drawn row is not level"
+        assert [y.pop() for y in ys] == sorted({s["y"] for s in self.squares.values()}), "rows out of order"
+        for r in rows:
+            row = sorted((s for s in self.squares.values() if s["r"] == r), key=lambda s: s["c"])
+            assert [s["x"] for s in row] == sorted(s["x"] for s in row) and \
+                len({s["x"] for s in row}) == len(row), f"row {r} out of order"
+        by_place = {(s["x"], s["y"]): name for name, s in self.squares.items()}
+        for transform, d in self.wall_paths:
+            name = by_place.get(self.translate(transform))
+            assert name and name not in self.walls, f"a wall at {transform} on no square or twice on {name}"
+            sides = re.findall(r"M[^M]+", d)
+            assert sides and all(side in WALL_SIDES for side in sides) and len(set(sides)) == len(sides), d
+            self.walls[name] = {WALL_SIDES[side] for side in sides}
+        for h in self.hands:
+            assert h["name"] is not None, h
+            for p in h["pieces"]:
+                assert p["side"] == h["side"], (h, p)
+                assert p["title"] == f"{p['piece']} in {h['name']}", (h["name"], p)
+        return self
+
+    def grid(self):
+        """The square names as drawn: rows top to bottom, columns left to right (None: not drawn)."""
+        nr = max(s["r"] for s in self.squares.values()) + 1
+        nc = max(s["c"] for s in self.squares.values()) + 1
+        out = [[None] * nc for _ in range(nr)]
+        for name, s in self.squares.items():
+            out[s["r"]][s["c"]] = name
+        return out
+
+    def row_labels(self):
+        """The labels written level with each drawn row, left to right, by row (top first)."""
+        out = {}
+        for s in self.squares.values():
+            out.setdefault(s["r"], [t for x, y, t in sorted(self.coords) if abs(y - s["y"]) < 0.01])
+        return [out[r] for r in sorted(out)]
+
+    def col_labels(self):
+        """The labels above and below each drawn column, left to right: [[top, bottom], ...]."""
+        out = {}
+        for s in self.squares.values():
+            out.setdefault(s["c"], [t for x, y, t in sorted(self.coords, key=lambda k: k[1])
+                                    if abs(x - s["x"]) < 0.01])
+        return [out[c] for c in sorted(out)]
+
+    def pieces(self):
+        """{square: (side, piece)} of the squares with a piece."""
+        return {n: (s["side"], s["piece"]) for n, s in self.squares.items() if s["piece"]}
+
+
+def page_board(html):
+    """The game page parsed (GamePage), its board checked for consistency."""
+    p = GamePage()
+    p.feed(html)
+    p.close()
+    return p.check()
 
 
 class HtmlTests(DaemonCase):
@@ -1510,13 +1800,18 @@ class HtmlTests(DaemonCase):
         self.assertRegex(fields["csrf"], HEX64)
         self.assertEqual(fields["ply"], "0")
         self.assertIn('<option value="S 7 1 6 1">', html)
-        board_before = board_html(html)
+        before = page_board(html).squares
+        self.assertEqual((before["7 1"]["side"], before["7 1"]["piece"], before["6 1"]["piece"]), ("South", "S", None))
         r = self.d.post_form(f"/games/{gid}/move", {**fields, "move": "s 7 1 6 1"},
                              origin=f"http://127.0.0.1:{self.d.port}")
         self.assertEqual(r.status, 303, r)
         self.assertEqual(r.header("Location"), page)
         html = self.d.get(page).text
-        self.assertNotEqual(board_html(html), board_before)
+        after = page_board(html).squares
+        # The Soldier stepped from 7 1 to 6 1, both squares marked as the last move's; nothing else changed.
+        self.assertEqual((after["7 1"]["piece"], after["6 1"]["side"], after["6 1"]["piece"]), (None, "South", "S"))
+        self.assertEqual({n for n, s in after.items() if s["last"]}, {"7 1", "6 1"})
+        self.assertEqual({n for n in before if before[n] != after[n]}, {"7 1", "6 1"})
         self.assertIn("<code>S 7 1 6 1</code>", html)
         self.assertNotIn(f'action="/games/{gid}/move"', html, "no move form when it is not one's turn")
         g = self.d.game(gid)
@@ -1539,6 +1834,64 @@ class HtmlTests(DaemonCase):
         r = self.d.post_form(f"/games/{gid}/move", {**nfields, "move": "s 3 1 4 1"})
         self.assertEqual(r.status, 303, r)
         self.assertEqual(self.d.game(gid)["ply"], 2)
+
+    def check_board(self, html, position, seat, last=()):
+        """The page's board shows the API's position from seat's side: South and the public see
+        row 1 at the top and column 1 on the left, North the board turned half round. Every square
+        is drawn once with its kind, its piece in its owner's colour, what a prison holds on its
+        square (newest first) and in the list beside the board; last: the squares marked as the
+        last move's."""
+        b = page_board(html)
+        self.assertEqual(len(b.squares), 81)
+        turned = seat == "North"
+        for name, s in b.squares.items():
+            row, col = (int(x) for x in name.split())
+            self.assertEqual((s["r"], s["c"]), (9 - row, 9 - col) if turned else (row - 1, col - 1), name)
+            piece = position["board"][row - 1][col - 1]
+            self.assertEqual(s["piece"], piece, name)
+            self.assertEqual(s["side"], piece and ("South" if piece.isupper() else "North"), name)
+            self.assertEqual(s["kind"], position["kinds"][row - 1][col - 1] or "plain", name)
+            self.assertIsNone(s["facing"], name)
+            self.assertEqual(s["last"], name in last, name)
+            self.assertEqual(s["shade"], "dark" if (s["r"] + s["c"]) % 2 else "light", name)
+        self.assertEqual({n for n, s in b.squares.items() if s["kind"] == "prison"}, {"1 4", "1 6", "9 4", "9 6"})
+        self.assertEqual({n for n, s in b.squares.items() if s["kind"] == "river"}, {f"5 {c}" for c in range(1, 10)})
+        for h in position["holdings"]:
+            s = b.squares[f"{h['row']} {h['col']}"]
+            newest = list(reversed(h["pieces"]))
+            shown = " ".join(newest) if len(newest) <= 4 else " ".join(newest[:3]) + f" +{len(newest) - 3}"
+            self.assertEqual((s["held"], s["held_side"]), (shown, h["seat"]) if h["pieces"] else (None, None), h)
+        self.assertEqual([(h["name"], h["square"], h["pieces"]) for h in b.holdings],
+                         [(h["name"], f"{h['row']} {h['col']}", h["pieces"]) for h in position["holdings"]])
+        for h, p in zip(position["holdings"], b.holdings):
+            self.assertEqual(p["class"], ["prisoners", "side-" + h["seat"]] if h["pieces"] else [], p)
+        self.assertEqual((b.walls, b.hands), ({}, []))
+        labels = [str(n) for n in (range(9, 0, -1) if turned else range(1, 10))]
+        self.assertEqual(b.row_labels(), [[n, n] for n in labels], "row labels left and right")
+        self.assertEqual(b.col_labels(), [[n, n] for n in labels], "column labels above and below")
+        return b
+
+    def test_board_drawn_from_each_side(self):
+        gid, tokens, _ = self.d.create_game()
+        viewers = {"South": tokens["South"], "North": tokens["North"], None: None}
+        for seat, token in viewers.items():
+            with self.subTest(seat=seat, ply=0):
+                html = self.d.get(f"/games/{gid}" + (f"?seat={token}" if token else "")).text
+                b = self.check_board(html, self.d.game(gid)["position"], seat)
+                # The viewer's own back row is the bottom one; the General stands in its middle.
+                self.assertEqual(b.grid()[8][4], "1 5" if seat == "North" else "9 5")
+        # Up to the release: prisons hold pieces of both sides, one of them under a Knight.
+        self.d.play(gid, tokens, RELEASE_LINE)
+        position = self.d.game(gid)["position"]
+        self.assertTrue(all(any(h["pieces"] for h in position["holdings"] if h["seat"] == s) for s in ("South", "North")))
+        last = self.d.get(f"/api/games/{gid}/moves").json()["moves"][-1]["places"]
+        self.assertEqual(len(last), 2)
+        for seat, token in viewers.items():
+            with self.subTest(seat=seat, ply=len(RELEASE_LINE)):
+                html = self.d.get(f"/games/{gid}" + (f"?seat={token}" if token else "")).text
+                b = self.check_board(html, position, seat, last)
+                self.assertEqual((b.squares["9 6"]["piece"], b.squares["9 6"]["held"]), ("N", "s"))
+                self.assertEqual(b.squares["9 6"]["title"], "9 6: South N (holds s)")
 
     def test_form_csrf_and_origin(self):
         gid, tokens, _ = self.d.create_game()

@@ -25,7 +25,6 @@ the bond.
 
 Python standard library only.
 """
-import html.parser
 import json
 import os
 import random
@@ -128,37 +127,31 @@ def find(pos, piece, army):
             if c == piece and pos["owners"][i][f] == army]
 
 
-class BoardParser(html.parser.HTMLParser):
-    """The cells of the game page: title -> {'class': [...], 'facing': text or None, 'text'}."""
+SIDES = ("top", "right", "bottom", "left")        # as drawn; a clockwise quarter turn moves each one on
+FACES = ("up", "right", "down", "left")
+HOME_FACING = {"South": "up", "West": "right", "North": "down", "East": "left"}   # spec 3, South's view
+QUARTER_TURNS = {"South": 0, "West": 3, "North": 2, "East": 1}   # clockwise, to bring a home to the bottom
 
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.cells = {}
-        self.cur = None
-        self.in_facing = False
 
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        classes = (a.get("class") or "").split()
-        if tag == "td" and "cell" in classes:
-            self.cur = {"class": classes, "facing": None, "text": ""}
-            self.cells[a.get("title")] = self.cur
-        elif tag == "span" and self.cur is not None and "facing" in classes:
-            self.in_facing = True
-            self.cur["facing"] = ""
+def turned(r, c, turns):
+    """A drawn grid place of the 15 x 15 board after clockwise quarter turns of the drawing."""
+    for _ in range(turns):
+        r, c = c, 14 - r
+    return r, c
 
-    def handle_endtag(self, tag):
-        if tag == "span":
-            self.in_facing = False
-        elif tag == "td":
-            self.cur = None
 
-    def handle_data(self, data):
-        if self.cur is not None:
-            if self.in_facing:
-                self.cur["facing"] += data
-            else:
-                self.cur["text"] += data.strip()
+def spec_walls():
+    """Spec 2: {square: walled sides} as South sees the board (rank 15 at the top): a wall
+    between orthogonal neighbours in and out of a fortress, but for the gates."""
+    out = {}
+    for f in range(15):
+        for r in range(1, 16):
+            sq = name(f, r)
+            for (df, dr), side in zip(((0, 1), (1, 0), (0, -1), (-1, 0)), SIDES):
+                n = name(f + df, r + dr)
+                if n and not step_ok(sq, n):
+                    out.setdefault(sq, set()).add(side)
+    return out
 
 
 class CivilWarGame(blackbox.DaemonCase):
@@ -181,35 +174,76 @@ class CivilWarGame(blackbox.DaemonCase):
 
     def test_page_walls_capital_facings(self):
         gid, tokens = self.new_game()
-        r = self.d.get(f"/games/{gid}?seat={tokens['South']}")
-        self.assertEqual(r.status, 200, r)
-        p = BoardParser()
-        p.feed(r.text)
-        cells = p.cells
+        pos = self.d.game(gid)["position"]
+        pages = {}
+        for seat in SEATS + (None,):
+            r = self.d.get(f"/games/{gid}" + (f"?seat={tokens[seat]}" if seat else ""))
+            self.assertEqual(r.status, 200, r)
+            pages[seat] = blackbox.page_board(r.text)
+        south = pages["South"]
+        cells = south.squares
         self.assertEqual(len(cells), 225, sorted(cells)[:10])
-        self.assertIn("capital", cells["h8"]["class"])
-        self.assertEqual([t for t, c in cells.items() if "capital" in c["class"]], ["h8"])
-        fortress = {t for t, c in cells.items() if "fortress" in c["class"]}
+        # South (and the public) see the board as the spec draws it: rank 15 at the top, file a on the left.
+        for sq, c in cells.items():
+            f, rank = xy(sq)
+            self.assertEqual((c["r"], c["c"]), (15 - rank, f), sq)
+        self.assertEqual(south.row_labels(), [[str(n), str(n)] for n in range(15, 0, -1)])
+        self.assertEqual(south.col_labels(), [[f, f] for f in FILES])
+        self.assertEqual([t for t, c in cells.items() if c["kind"] == "capital"], ["h8"])
+        fortress = {t for t, c in cells.items() if c["kind"] == "fortress"}
         expect = {f"{f}{r}" for fs, rs in (("abc", (1, 2, 3)), ("abc", (13, 14, 15)), ("mno", (13, 14, 15)),
                                            ("mno", (1, 2, 3))) for f in fs for r in rs}
         self.assertEqual(fortress, expect)
+        for sq, c in cells.items():
+            self.assertEqual(c["kind"], cell(pos["kinds"], sq) or "plain", sq)
         # Wall segments (spec 2): inside | outside, drawn on both cells.
-        for sq, cls in (("c1", "wall-r"), ("d1", "wall-l"), ("a3", "wall-t"), ("a4", "wall-b"),
-                        ("c3", "wall-t"), ("c3", "wall-r"), ("c13", "wall-b"), ("c13", "wall-r"),
-                        ("m13", "wall-l"), ("m13", "wall-b"), ("l1", "wall-r"), ("o3", "wall-t")):
-            self.assertIn(cls, cells[sq]["class"], (sq, cells[sq]))
+        for sq, side in (("c1", "right"), ("d1", "left"), ("a3", "top"), ("a4", "bottom"),
+                         ("c3", "top"), ("c3", "right"), ("c13", "bottom"), ("c13", "right"),
+                         ("m13", "left"), ("m13", "bottom"), ("l1", "right"), ("o3", "top")):
+            self.assertIn(side, south.walls.get(sq, set()), sq)
         # Gates are open: c2|d2, b13|b12, m14|l14, n3|n4.
-        for sq, cls in (("c2", "wall-r"), ("d2", "wall-l"), ("b13", "wall-b"), ("b12", "wall-t"),
-                        ("m14", "wall-l"), ("l14", "wall-r"), ("n3", "wall-t"), ("n4", "wall-b"),
-                        ("h8", "wall-t"), ("e5", "wall-l")):
-            self.assertNotIn(cls, cells[sq]["class"], (sq, cells[sq]))
+        for sq, side in (("c2", "right"), ("d2", "left"), ("b13", "bottom"), ("b12", "top"),
+                         ("m14", "left"), ("l14", "right"), ("n3", "top"), ("n4", "bottom"),
+                         ("h8", "top"), ("e5", "left")):
+            self.assertNotIn(side, south.walls.get(sq, set()), sq)
+        # And no other walls than the spec's, which the API's position has too (bits top 1, right 2,
+        # bottom 4, left 8).
+        self.assertEqual(south.walls, spec_walls())
+        for sq in cells:
+            self.assertEqual({s for k, s in enumerate(SIDES) if cell(pos["walls"], sq) & (1 << k)},
+                             south.walls.get(sq, set()), sq)
         # Pieces and their facing arrows (spec 3: forward away from the owner).
-        for sq, piece, arrow in (("b2", "K", "↑"), ("d15", "P", "→"), ("n14", "K", "↓"), ("l7", "P", "←"),
-                                 ("c2", "Q", "↑"), ("b13", "Q", "→"), ("m14", "Q", "↓"), ("n3", "Q", "←")):
-            self.assertEqual(cells[sq]["text"], piece, (sq, cells[sq]))
+        for sq, piece, arrow in (("b2", "K", "up"), ("d15", "P", "right"), ("n14", "K", "down"),
+                                 ("l7", "P", "left"), ("c2", "Q", "up"), ("b13", "Q", "right"),
+                                 ("m14", "Q", "down"), ("n3", "Q", "left")):
+            self.assertEqual(cells[sq]["piece"], piece, (sq, cells[sq]))
             self.assertEqual(cells[sq]["facing"], arrow, (sq, cells[sq]))
         self.assertIsNone(cells["e5"]["facing"])
         self.assertEqual(sum(1 for c in cells.values() if c["facing"] is not None), 60)
+        for sq, c in cells.items():
+            self.assertEqual((c["side"], c["piece"]), (owner(pos, sq), cell(pos["board"], sq)), sq)
+            self.assertEqual(c["facing"], c["side"] and HOME_FACING[c["side"]], sq)
+            self.assertEqual(c["facing"], None if cell(pos["facings"], sq) is None else FACES[cell(pos["facings"], sq)])
+            self.assertEqual(c["title"], sq + (f": {c['side']} {c['piece']}" if c["piece"] else ""))
+        # The public page is South's; each seat sees the same board turned so that its own
+        # fortress is at the bottom, walls and facings turning with it.
+        self.assertEqual(pages[None].squares, south.squares)
+        self.assertEqual(pages[None].walls, south.walls)
+        for seat in SEATS[1:]:
+            with self.subTest(seat=seat):
+                b, t = pages[seat], QUARTER_TURNS[seat]
+                self.assertEqual(set(b.squares), set(cells))
+                for sq, c in cells.items():
+                    s = b.squares[sq]
+                    self.assertEqual((s["r"], s["c"]), turned(c["r"], c["c"], t), sq)
+                    self.assertEqual((s["kind"], s["side"], s["piece"]), (c["kind"], c["side"], c["piece"]), sq)
+                    self.assertEqual(s["facing"], c["facing"] and FACES[(FACES.index(c["facing"]) + t) % 4], sq)
+                    self.assertEqual(b.walls.get(sq, set()),
+                                     {SIDES[(SIDES.index(w) + t) % 4] for w in south.walls.get(sq, ())}, sq)
+                king = [s for s in b.squares.values() if (s["side"], s["piece"]) == (seat, "K")]
+                self.assertEqual(len(king), 1)
+                self.assertGreaterEqual(king[0]["r"], 12, "the seat's King is in the bottom three rows")
+                self.assertEqual(king[0]["facing"], "up", "the seat's own pieces face up its page")
 
     # ---- alliances out of turn (spec 6.9, 10 CW26) ----
 

@@ -14,7 +14,6 @@ instead of a move. The rules are the game's specification, shown as its rules pa
 
 Python standard library only.
 """
-import html.parser
 import itertools
 import os
 import re
@@ -150,93 +149,6 @@ def hands(position):
     return out
 
 
-class PageParser(html.parser.HTMLParser):
-    """The game page: table.board (cells {'class', 'title', 'text'}, row and column labels),
-    the 'Off the board' list (items {'name', 'pieces', 'class', 'text'}), the texts of
-    p.legend, p.result, p.places, p.last, and the move input's attributes."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.rows, self.row_labels, self.col_labels = [], [], []
-        self.holdings = []
-        self.paras = {}
-        self.move_input = None
-        self.in_board = self.in_body = self.in_head = self.in_prisons = False
-        self.cell = self.th = self.item = self.span = self.para = None
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        classes = (a.get("class") or "").split()
-        if tag == "table" and "board" in classes:
-            self.in_board = True
-        elif self.in_board and tag == "tbody":
-            self.in_body = True
-        elif self.in_board and tag == "thead":
-            self.in_head = True
-        elif self.in_body and tag == "tr":
-            self.rows.append([])
-            self.row_labels.append([])
-        elif self.in_body and tag == "td":
-            self.cell = {"class": classes, "title": a.get("title"), "text": ""}
-        elif self.in_board and tag == "th":
-            self.th = ""
-        elif tag == "section" and "prisons" in classes:
-            self.in_prisons = True
-        elif self.in_prisons and tag == "li":
-            self.item = {"name": "", "pieces": "", "class": [], "text": ""}
-        elif self.item is not None and tag == "span":
-            if "prison-name" in classes:
-                self.span = "name"
-            elif "prisoners" in classes:
-                self.span = "pieces"
-                self.item["class"] = classes
-        elif tag == "p" and {"legend", "result", "places", "last"} & set(classes):
-            self.para = ({"legend", "result", "places", "last"} & set(classes)).pop()
-            self.paras[self.para] = ""
-        elif tag == "input" and a.get("name") == "move":
-            self.move_input = a
-
-    def handle_endtag(self, tag):
-        if tag == "table" and self.in_board:
-            self.in_board = False
-        elif tag == "tbody":
-            self.in_body = False
-        elif tag == "thead":
-            self.in_head = False
-        elif tag == "td" and self.cell is not None:
-            self.cell["text"] = self.cell["text"].strip()
-            self.rows[-1].append(self.cell)
-            self.cell = None
-        elif tag == "th" and self.th is not None:
-            if self.in_head and self.th.strip():
-                self.col_labels.append(self.th.strip())
-            elif self.in_body:
-                self.row_labels[-1].append(self.th.strip())
-            self.th = None
-        elif tag == "span":
-            self.span = None
-        elif tag == "li" and self.item is not None:
-            self.item = {k: (" ".join(v.split()) if isinstance(v, str) else v) for k, v in self.item.items()}
-            self.holdings.append(self.item)
-            self.item = None
-        elif tag == "section":
-            self.in_prisons = False
-        elif tag == "p":
-            self.para = None
-
-    def handle_data(self, data):
-        if self.cell is not None:
-            self.cell["text"] += data
-        if self.th is not None:
-            self.th += data
-        if self.item is not None:
-            self.item["text"] += data
-            if self.span:
-                self.item[self.span] += data
-        if self.para:
-            self.paras[self.para] += data
-
-
 class ConversionCase(blackbox.DaemonCase):
     """Helpers for games of Conversion Chess."""
 
@@ -278,12 +190,12 @@ class ConversionCase(blackbox.DaemonCase):
         path = f"/games/{gid}" + (f"?seat={token}" if token else "")
         r = self.d.get(path)
         self.assertEqual(r.status, 200, r)
-        p = PageParser()
-        p.feed(r.text)
-        p.close()
-        self.assertEqual(len(p.rows), 9, "the board has 9 rows")
-        for row in p.rows:
+        p = blackbox.page_board(r.text)
+        grid = p.grid()
+        self.assertEqual(len(grid), 9, "the board has 9 rows")
+        for row in grid:
             self.assertEqual(len(row), 9, "every row has 9 cells")
+            self.assertNotIn(None, row, "every row has 9 cells")
         return p, r.text
 
 
@@ -503,36 +415,60 @@ class GamePageTests(ConversionCase):
     """The HTML game page draws the position of the API, both hands and compound pieces."""
 
     def check_board(self, p, position, seat):
-        """Every cell of the page shows what position.board holds, named by its title, in the
-        seat's orientation (White: rank 9 at the top; Black: turned half round)."""
+        """Every square of the page shows what position.board holds, in its owner's colour,
+        in the seat's orientation (White and the public: rank 9 at the top, file a on the left;
+        Black: turned half round), with the labels around the board."""
         if seat == "Black":
-            self.assertEqual(p.col_labels[:9], list(reversed(FILES)))
-            self.assertEqual([r[0] for r in p.row_labels], [str(r) for r in range(1, 10)])
+            self.assertEqual(p.col_labels(), [[f, f] for f in reversed(FILES)])
+            self.assertEqual(p.row_labels(), [[str(r), str(r)] for r in range(1, 10)])
         else:
-            self.assertEqual(p.col_labels[:9], list(FILES))
-            self.assertEqual([r[0] for r in p.row_labels], [str(r) for r in range(9, 0, -1)])
-        seen = {}
-        for row in p.rows:
-            for c in row:
-                seen[c["title"]] = c
+            self.assertEqual(p.col_labels(), [[f, f] for f in FILES])
+            self.assertEqual(p.row_labels(), [[str(r), str(r)] for r in range(9, 0, -1)])
+        seen = p.squares
         self.assertEqual(set(seen), set(SQUARES), "every square is drawn once, named by its title")
         for sq in SQUARES:
             piece = cell(position, sq)
             c = seen[sq]
-            self.assertEqual(c["text"], piece or "", sq)
+            f, rank = FILES.index(sq[0]), int(sq[1:])
+            self.assertEqual((c["r"], c["c"]), (rank - 1, 8 - f) if seat == "Black" else (9 - rank, f), sq)
+            self.assertEqual((c["kind"], c["facing"], c["held"]), ("plain", None, None), sq)
+            self.assertEqual(c["piece"], piece, sq)
             if piece:
                 owner = "White" if piece[0].isupper() else "Black"
-                self.assertIn(f"side-{owner}", c["class"], sq)
+                self.assertEqual(c["side"], owner, sq)
+                self.assertEqual(c["title"], f"{sq}: {owner} {piece}")
+        self.assertEqual(p.walls, {})
         return seen
 
-    def check_hands(self, p, white, black):
+    def check_hands(self, p, white, black, seat):
+        """Both hands, in the list beside the board and drawn as rows of pieces: the viewer's
+        (the public's: White's) below the board, the other above; each piece drawn names the
+        drop gesture '@<hand>:<piece>'."""
         self.assertEqual([h["name"] for h in p.holdings], ["White's hand", "Black's hand"])
-        for h, pieces, seat in zip(p.holdings, (white, black), SEATS):
+        for h, pieces, side in zip(p.holdings, (white, black), SEATS):
+            self.assertIsNone(h["square"], h)
+            self.assertEqual(h["pieces"], pieces, h)
             if pieces:
-                self.assertEqual(h["pieces"].split(), pieces, h)
-                self.assertIn(f"side-{seat}", h["class"], h)
+                self.assertIn(f"side-{side}", h["class"], h)
             else:
                 self.assertIn("empty", h["text"], h)
+        mine = seat or "White"
+        other = SEATS[1 - SEATS.index(mine)]
+        self.assertEqual([h["side"] for h in p.hands], [other, mine], "the viewer's hand is drawn last")
+        top = min(s["y"] for s in p.squares.values())
+        bottom = max(s["y"] for s in p.squares.values())
+        for h in p.hands:
+            k = SEATS.index(h["side"])
+            pieces = (white, black)[k]
+            self.assertEqual(h["name"], f"{h['side']}'s hand", "the hand's name is written beside it")
+            self.assertEqual(h["empty"], not pieces, h)
+            self.assertEqual([x["piece"] for x in h["pieces"]], pieces, h)
+            self.assertEqual([x["touch"] for x in h["pieces"]], [f"@{k}:{x}" for x in pieces], h)
+            for y in [h["y"]] + [x["y"] for x in h["pieces"]]:
+                if h["side"] == mine:
+                    self.assertGreater(y, bottom, h)
+                else:
+                    self.assertLess(y, top, h)
 
     def test_page_shows_hands_and_compounds(self):
         gid, tokens = self.new_game()
@@ -550,14 +486,16 @@ class GamePageTests(ConversionCase):
                 with self.subTest(ply=ply, seat=seat):
                     p, text = self.page(gid, token)
                     seen = self.check_board(p, position, seat)
-                    self.check_hands(p, white, black)
+                    self.check_hands(p, white, black, seat)
                     if ply in checks:
                         # The compound is drawn with all its letters, in White's colour, and the
                         # last move says what it became.
                         sq, letters, note = checks[ply]
-                        self.assertEqual(seen[sq]["text"], letters)
-                        self.assertIn("side-White", seen[sq]["class"])
-                        self.assertIn(f"({note})", " ".join(p.paras.get("last", "").split()))
+                        self.assertEqual(seen[sq]["piece"], letters)
+                        self.assertEqual(seen[sq]["side"], "White")
+                        self.assertEqual(seen[sq]["title"], f"{sq}: White {letters}")
+                        self.assertIn(f"({note})", p.paras.get("last", ""))
+                        self.assertTrue(seen[sq]["last"], "the last move's square is marked")
             if ply == 12:
                 self.assertEqual(black, ["a", "n", "s"])
                 self.assertEqual(white, ["N"])
@@ -566,7 +504,7 @@ class GamePageTests(ConversionCase):
         for token in (tokens["White"], tokens["Black"], None):
             p, text = self.page(gid, token)
             self.assertIn("White wins: King captured", p.paras.get("result", ""))
-            self.assertEqual(" ".join(p.paras.get("places", "").split()), "place 1: White place 2: Black")
+            self.assertEqual(p.paras.get("places", ""), "place 1: White place 2: Black")
             self.assertNotIn('class="move"', text)
             for _seat, _t, canon, note in SCRIPT:
                 self.assertIn(f"<code>{canon}</code>", text)
@@ -587,7 +525,7 @@ class GamePageTests(ConversionCase):
         self.play_to(gid, tokens, 12)
         p, _ = self.page(gid, tokens["White"])
         black = [h for h in p.holdings if h["name"] == "Black's hand"][0]
-        self.assertEqual(black["pieces"].split(), ["a", "n", "s"])
+        self.assertEqual(black["pieces"], ["a", "n", "s"])
         self.assertNotIn("[]", black["text"])
         self.assertNotIn("oldest first", black["text"])
 

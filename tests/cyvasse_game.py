@@ -57,6 +57,16 @@ BAD_FOR_BLACK = [
     DEFAULT_BLACK.replace("R1=4B", "R1=4A"),
     "Rb4-b5", "Hb3xc7", "e2-e3", "setup default x",
 ]
+def setup_pieces(line, seat):
+    """{square: (seat, letter)} of the pieces a setup line places, as the page draws them
+    (White's letters upper case, Black's lower case)."""
+    out = {}
+    for letter, squares in re.findall(r"(?<!\S)([RSLHECTDWK])=([a-l][1-9](?:,[a-l][1-9])*)", line):
+        for sq in squares.split(","):
+            out[sq] = (seat, letter if seat == "White" else letter.lower())
+    return out
+
+
 REVEALED = re.compile(r"setups revealed; d6: ([1-6]) \u2014 (White|Black) moves first")
 
 
@@ -106,7 +116,15 @@ class CyvasseCase(blackbox.DaemonCase):
         self.assertEqual(r.status, 200, r)
         out["page"] = r.text
         out["board"] = blackbox.board_html(r.text)
+        out["drawn"] = blackbox.page_board(r.text)
         return out
+
+    def assertEmptyBoard(self, seen, where):
+        """Nothing of either setup on the drawn board: no piece, and no terrain tile."""
+        drawn = seen["drawn"]
+        self.assertEqual(len(drawn.squares), 88, where)
+        self.assertEqual(drawn.pieces(), {}, f"{where}: the page draws pieces")
+        self.assertEqual({s["kind"] for s in drawn.squares.values()}, {"plain"}, f"{where}: the page draws terrain")
 
     def assertNoLeak(self, text, where):
         for s in LEAKS:
@@ -151,14 +169,19 @@ class SecrecyTests(CyvasseCase):
             entry = dict(a["moves"]["moves"][0])
             self.assertRegex(entry.pop("at"), r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
             self.assertEqual(a["moves"], {"moves": [dict(entry, at=a["moves"]["moves"][0]["at"])]})
+            # A hidden move names no squares either ("places", which the page marks as the last move's).
             self.assertEqual(entry, {"ply": 0, "seat": "White", "move": HIDDEN, "note": "",
-                                     "dice": [], "hidden": True}, where)
+                                     "dice": [], "hidden": True, "places": []}, where)
+            self.assertFalse(any(s["last"] for s in a["drawn"].squares.values()), where)
             self.assertEqual(a["dice"], b["dice"], f"{where}: the dice record changed")
             self.assertEqual(a["board"], b["board"], f"{where}: the page's board changed")
+            self.assertEmptyBoard(a, where)
             self.assertIn(HIDDEN, a["page"])
             self.assertNoLeak(json.dumps(a["game"]) + json.dumps(a["moves"]) + a["page"], where)
-            # The page apart from the board: only the history entry and the ply may differ.
-            strip = lambda h: re.sub(r'name="ply" value="\d+"', "", re.sub(
+            # The page apart from the board: only the history entry and the ply (in the form and in
+            # the state that live updates compare) may differ.
+            self.assertIn('data-state="1|running||"', a["page"], where)
+            strip = lambda h: re.sub(r'name="ply" value="\d+"|(?<=data-state=")\d+', "", re.sub(
                 r'<ol class="moves">.*?</ol>|<p class="muted">No moves yet\.</p>|<p class="last">.*?</p>', "", h, flags=re.S))
             self.assertEqual(strip(a["page"]).replace(b["board"], ""),
                              strip(b["page"]).replace(b["board"], ""), f"{where}: the page changed")
@@ -180,7 +203,13 @@ class SecrecyTests(CyvasseCase):
         wg = d.game(gid, W)
         self.assertIsNone(wg["position"]["notation"])
         self.assertEqual(sum(p == "H" for row in wg["position"]["board"] for p in row), 2)
-        self.assertIn(WHITE_SETUP, d.get(f"/games/{gid}?seat={W}").text)
+        page = d.get(f"/games/{gid}?seat={W}").text
+        self.assertIn(WHITE_SETUP, page)
+        drawn = blackbox.page_board(page)
+        self.assertEqual(drawn.pieces(), setup_pieces(WHITE_SETUP, "White"), "White's page draws its own setup")
+        terrain = {n for n, s in drawn.squares.items() if s["kind"] != "plain"}
+        self.assertTrue(terrain, "White's page draws its own terrain tiles")
+        self.assertTrue(all(int(n[1:]) <= 4 for n in terrain), terrain)
         # A token of the other seat never shows it; a wrong token is refused.
         self.assertEqual(d.get(f"/api/games/{gid}/moves", token="x" * 32).status, 401)
 
@@ -195,6 +224,7 @@ class SecrecyTests(CyvasseCase):
                 seen = self.observe(gid, t)
                 self.assertNoLeak(json.dumps(seen["game"]) + json.dumps(seen["moves"]) + seen["page"], k)
                 self.assertEqual(seen["board"], before[k]["board"])
+                self.assertEmptyBoard(seen, k)
                 self.assertTrue(all(e["hidden"] and e["move"] == HIDDEN for e in seen["moves"]["moves"]))
         self.assertNoLeak(d.stderr(), "the daemon's log")
 
@@ -218,6 +248,10 @@ class SecrecyTests(CyvasseCase):
             self.assertEqual(moves[-1]["move"], DEFAULT_BLACK)
             self.assertIn(WHITE_SETUP, seen["page"])
             self.assertNotIn(HIDDEN, seen["page"])
+            drawn = seen["drawn"]
+            self.assertEqual(drawn.pieces(), {**setup_pieces(WHITE_SETUP, "White"),
+                                              **setup_pieces(DEFAULT_BLACK, "Black")}, k)
+            self.assertEqual(len({n for n, s in drawn.squares.items() if s["kind"] in ("mountain", "water")}), 12, k)
             board = seen["game"]["position"]["board"]
             self.assertEqual(sum(p == "H" for row in board for p in row), 2, k)
             self.assertEqual(sum(p == "h" for row in board for p in row), 2, k)
@@ -240,22 +274,27 @@ MOVE = re.compile(r"^([RSLHECTDWK])([a-l][1-9])([-x])([a-l][1-9])(?:-([a-l][1-9]
 class BoardDrawingTests(CyvasseCase):
     def test_each_seat_sees_whole_rows_with_their_names(self):
         # The 9 x 12 grid is turned half round for Black: every drawn row must still hold
-        # the squares of one rank, named as the notation names them, and no square twice.
+        # the squares of one rank, named as the notation names them, in file order from the
+        # seat's side, and no square twice.
         gid, tokens = self.new_game()
         for seat in ("White", "Black"):
-            page = self.d.get(f"/games/{gid}?seat={tokens[seat]}").text
-            rows = re.findall(r'<tr><th scope="row">([^<]*)</th>(.*?)</tr>', page)
-            self.assertEqual(len(rows), 9, seat)
+            drawn = blackbox.page_board(self.d.get(f"/games/{gid}?seat={tokens[seat]}").text)
+            rows, labels = drawn.grid(), drawn.row_labels()
+            self.assertEqual((len(rows), len(labels)), (9, 9), seat)
             seen = []
-            for label, cells in rows:
-                names = [t for t in re.findall(r'title="([^"]*)"', cells) if re.fullmatch(r"[a-l][1-9]", t)]
+            for label, row in zip(labels, rows):
+                names = [n for n in row if n]
                 self.assertTrue(names, (seat, label))
-                self.assertEqual({n[1:] for n in names}, {label}, (seat, label, names))
+                self.assertEqual(len(label), 1, (seat, label))
+                self.assertEqual({n[1:] for n in names}, set(label), (seat, label, names))
+                files = [n[0] for n in names]
+                self.assertEqual(files, sorted(files, reverse=seat == "Black"), (seat, label, names))
+                for n in names:
+                    self.assertEqual(drawn.squares[n]["label"], n, "a hexagon writes its name")
                 seen += names
             self.assertEqual(len(seen), 88, seat)
             self.assertEqual(len(set(seen)), 88, seat)
-            first_label = rows[0][0]
-            self.assertEqual(first_label, "9" if seat == "White" else "1", seat)
+            self.assertEqual(labels[0], ["9" if seat == "White" else "1"], seat)
 
 
 def square_map(kinds, rows):

@@ -19,7 +19,6 @@ import email.message
 import email.policy
 import email.utils
 import glob
-import html.parser
 import os
 import subprocess
 import time
@@ -134,84 +133,8 @@ def notation_squares(notation):
     return out
 
 
-class BoardParser(html.parser.HTMLParser):
-    """The game page's table.board: its rows of cells {'class', 'title', 'text'} and
-    the row and column labels; plus the text of p.places and p.result."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.rows, self.row_labels, self.col_labels = [], [], []
-        self.in_board = self.in_body = self.in_head = False
-        self.cell = None
-        self.th = None
-        self.para = None
-        self.paras = {}
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        classes = (a.get("class") or "").split()
-        if tag == "table" and "board" in classes:
-            self.in_board = True
-        elif self.in_board and tag == "tbody":
-            self.in_body = True
-        elif self.in_board and tag == "thead":
-            self.in_head = True
-        elif self.in_body and tag == "tr":
-            self.rows.append([])
-            self.row_labels.append([])
-        elif self.in_body and tag == "td":
-            self.cell = {"class": classes, "title": a.get("title"), "text": ""}
-        elif self.in_board and tag == "th":
-            self.th = ""
-        elif tag == "p" and ("places" in classes or "result" in classes):
-            self.para = "places" if "places" in classes else "result"
-            self.paras[self.para] = ""
-
-    def handle_endtag(self, tag):
-        if tag == "table" and self.in_board:
-            self.in_board = False
-        elif tag == "tbody":
-            self.in_body = False
-        elif tag == "thead":
-            self.in_head = False
-        elif tag == "td" and self.cell is not None:
-            self.cell["text"] = self.cell["text"].strip()
-            self.rows[-1].append(self.cell)
-            self.cell = None
-        elif tag == "th" and self.th is not None:
-            if self.in_head and self.th.strip():
-                self.col_labels.append(self.th.strip())
-            elif self.in_body:
-                self.row_labels[-1].append(self.th.strip())
-            self.th = None
-        elif tag == "p":
-            self.para = None
-
-    def handle_data(self, data):
-        if self.cell is not None:
-            self.cell["text"] += data
-        if self.th is not None:
-            self.th += data
-        if self.para:
-            self.paras[self.para] += data
-
-
-TITLE = re.compile(r"^(?:(?P<file>[a-j])(?P<rank>10|[1-9])|(?P<rank2>10|[1-9]) (?P<file2>[a-j]))"
-                   r"(?:: shared by (?P<a>[A-Z][a-z]+) and (?P<b>[A-Z][a-z]+))?$")
-
-
-def parse_title(title):
-    """A cell's title -> (square like 'e1', set of the sharing seats or None).
-
-    Accepts the square written as the notation writes it ('j10') and, so that the
-    orientation tests do not hinge on it, also as '<rank> <file>' ('10 j'), which the
-    server writes today; test_square_names holds the server to 'j10'."""
-    m = TITLE.match(title or "")
-    if not m:
-        raise AssertionError(f"cell title {title!r} names no square")
-    square = (m.group("file") + m.group("rank")) if m.group("file") else (m.group("file2") + m.group("rank2"))
-    shared = {m.group("a"), m.group("b")} if m.group("a") else None
-    return square, shared
+SHARED = {"NW": {"North", "West"}, "NE": {"North", "East"}, "SW": {"South", "West"}, "SE": {"South", "East"}}
+SINGLE = {"n": "North", "e": "East", "s": "South", "w": "West"}
 
 
 def expected_grid(seat):
@@ -271,12 +194,11 @@ class FourPlayerCase(blackbox.DaemonCase):
         path = f"/games/{gid}" + (f"?seat={token}" if token else "")
         r = self.d.get(path)
         self.assertEqual(r.status, 200, r)
-        p = BoardParser()
-        p.feed(r.text)
-        p.close()
-        self.assertEqual(len(p.rows), 10, "the board has 10 rows")
-        for row in p.rows:
-            self.assertEqual(len(row), 10, "every row has 10 cells")
+        p = blackbox.page_board(r.text)
+        grid = p.grid()
+        self.assertEqual(len(grid), 10, "the board has 10 rows")
+        for row in grid:
+            self.assertEqual(len(row), 10, "every row has 10 places")
         return p, r.text
 
     def assert_places(self, result, places):
@@ -545,54 +467,53 @@ class GamePageTests(FourPlayerCase):
         # Each seat's page draws its home edge at the bottom (spec 3): South rank 10,
         # North rank 1, East file j, West file a; the spectator's page is drawn as the spec
         # draws the board (rank 1 at the top, file a on the left).
-        start = notation_squares(self.d.game(self.gid)["position"]["notation"])
+        position = self.d.game(self.gid)["position"]
+        start = notation_squares(position["notation"])
         for seat in SEATS + (None,):
             with self.subTest(seat=seat or "spectator"):
                 p, text = self.page(self.gid, self.tokens[seat] if seat else None)
-                names = [[parse_title(c["title"])[0] for c in row] for row in p.rows]
-                self.assertEqual(names, expected_grid(seat))
-                # The corner cells are off the board, and only they.
-                for row in p.rows:
-                    for c in row:
-                        square = parse_title(c["title"])[0]
-                        self.assertEqual("off" in c["class"], square in CORNERS, c)
-                        if square in CORNERS:
-                            self.assertEqual(c["text"], "")
-                for r, c in ((0, 0), (0, 9), (9, 0), (9, 9)):
-                    self.assertIn("off", p.rows[r][c]["class"])
-                # The pieces are where the position has them, in their owner's colour.
-                for row in p.rows:
-                    for c in row:
-                        square, shared = parse_title(c["title"])
-                        piece = start[square]
-                        self.assertEqual(c["text"], piece[-1] if piece else "", square)
-                        if piece and piece[0] in "nesw":
-                            side = {"n": "North", "e": "East", "s": "South", "w": "West"}[piece[0]]
-                            self.assertIn("side-" + side, c["class"], square)
-                            self.assertIsNone(shared, square)
+                # The corners are off the board: not drawn at all, and only they.
+                want = [[None if sq in CORNERS else sq for sq in row] for row in expected_grid(seat)]
+                self.assertEqual(p.grid(), want)
+                self.assertEqual(len(p.squares), 96)
+                self.assertFalse(CORNERS & set(p.squares))
+                # The pieces are where the position has them, in their owner's colour (a shared
+                # Pawn in the shared one, its title naming both seats), on squares of their kind.
+                for square, c in p.squares.items():
+                    r, col = square_index(square)
+                    self.assertEqual(c["kind"], position["kinds"][r][col] or "plain", square)
+                    piece = start[square]
+                    self.assertEqual(c["piece"], piece[-1] if piece else None, square)
+                    if not piece:
+                        self.assertEqual((c["side"], c["title"]), (None, square))
+                    elif piece[:-1] in SHARED:
+                        self.assertEqual(c["side"], "shared", square)
+                        self.assertEqual(set(c["shared_by"]), SHARED[piece[:-1]], square)
+                    else:
+                        self.assertEqual(c["side"], SINGLE[piece[0]], square)
+                        self.assertEqual(c["title"], f"{square}: {SINGLE[piece[0]]} {piece[-1]}")
+                    self.assertEqual((c["facing"], c["held"], c["last"]), (None, None, False), square)
+                self.assertEqual(p.walls, {})
                 # The seat's own back row is the bottom row: its King is drawn there.
                 if seat:
-                    bottom = [c for c in p.rows[9] if c["text"] == "K"]
-                    self.assertEqual(len(bottom), 1, p.rows[9])
-                    self.assertIn("side-" + seat, bottom[0]["class"])
-                # The labels around the board follow the turn.
-                want_rows = [str(n) for n in range(1, 11)] if seat in ("South", None) else \
-                    [str(n) for n in range(10, 0, -1)] if seat == "North" else \
-                    list(FILES) if seat == "East" else list(reversed(FILES))
-                self.assertEqual([labels[0] for labels in p.row_labels], want_rows)
-                if seat == "East":
-                    self.assertEqual(p.col_labels, [str(n) for n in range(10, 0, -1)])
-                if seat == "West":
-                    self.assertEqual(p.col_labels, [str(n) for n in range(1, 11)])
+                    kings = [(c["r"], c["side"]) for c in p.squares.values() if c["piece"] == "K"]
+                    self.assertEqual(len(kings), 4)
+                    self.assertEqual([side for r, side in kings if r == 9], [seat], kings)
+                # The labels around the board follow the turn, on both sides.
+                ranks = [str(n) for n in range(1, 11)]
+                rows, cols = {None: (ranks, FILES), "South": (ranks, FILES), "North": (ranks[::-1], FILES[::-1]),
+                              "East": (FILES, ranks[::-1]), "West": (FILES[::-1], ranks)}[seat]
+                self.assertEqual(p.row_labels(), [[x, x] for x in rows])
+                self.assertEqual(p.col_labels(), [[x, x] for x in cols])
                 if seat:
                     # Only North, to move first, has the move form.
                     self.assertEqual('class="move"' in text, seat == "North", seat)
 
     def test_square_names(self):
-        # A cell's title names its square as the notation writes it ("e1", "j10").
+        # A square's title names it as the notation writes it ("e1", "j10").
         p, _ = self.page(self.gid, self.tokens["South"])
-        titles = [[c["title"].split(":")[0] for c in row] for row in p.rows]
-        self.assertEqual(titles, expected_grid("South"))
+        titles = [[p.squares[n]["title"].split(":")[0] if n else None for n in row] for row in p.grid()]
+        self.assertEqual(titles, [[None if sq in CORNERS else sq for sq in row] for row in expected_grid("South")])
 
     def test_shared_pieces_marked(self):
         want = {"b2": {"North", "West"}, "i2": {"North", "East"},
@@ -601,14 +522,12 @@ class GamePageTests(FourPlayerCase):
             with self.subTest(seat=seat):
                 p, text = self.page(self.gid, self.tokens[seat])
                 found = {}
-                for row in p.rows:
-                    for c in row:
-                        square, shared = parse_title(c["title"])
-                        self.assertEqual("side-shared" in c["class"], shared is not None, c)
-                        if shared is not None:
-                            found[square] = shared
-                            self.assertEqual(c["text"], "P")
-                            self.assertRegex(c["title"], r": shared by [A-Z][a-z]+ and [A-Z][a-z]+$")
+                for square, c in p.squares.items():
+                    self.assertEqual(c["side"] == "shared", c["shared_by"] is not None, c)
+                    if c["shared_by"] is not None:
+                        found[square] = set(c["shared_by"])
+                        self.assertEqual(c["piece"], "P")
+                        self.assertRegex(c["title"], r": P shared by [A-Z][a-z]+ and [A-Z][a-z]+$")
                 self.assertEqual(found, want)
                 self.assertIn('class="chip side-shared"', text, "the legend names the shared colour")
 
