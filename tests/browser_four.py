@@ -37,8 +37,8 @@ LIVE_TIMEOUT = 10.0      # seconds for a live update to reach another tab (it po
 
 
 def board_by_square(st):
-    """{square: piece letter or ''} from a tab's drawn board, keyed 'e1' whatever the spelling."""
-    return {four_players.parse_title(name)[0]: piece for name, piece in st["board"].items()}
+    """{square: piece letter or ''} from a tab's drawn board, keyed by the square's name ('e1')."""
+    return dict(st["board"].items())
 
 
 class FourTabsTest(cdp.BrowserTestCase):
@@ -131,7 +131,7 @@ class FourTabsTest(cdp.BrowserTestCase):
         # The shared pawns are drawn in the shared colour in every tab.
         for seat in SEATS:
             board = self.tabs[seat].board()
-            by_square = {four_players.parse_title(name)[0]: name for name in board}
+            by_square = {name: name for name in board}
             shared = sorted(sq for sq, name in by_square.items() if board.sides[name] == "shared")
             self.assertEqual(shared, ["b2", "b9", "i2", "i9"], seat)
             for sq in shared:
