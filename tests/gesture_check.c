@@ -113,3 +113,21 @@ size_t gesture_check(const rules_game *game, const rules_position *pos, int seat
 	free(v);
 	return n;
 }
+
+void gesture_expect(const rules_game *game, const rules_position *pos, const rules_move *move,
+		    const char *text, const char *places, char sep, const char *choice)
+{
+	rules_gesture g;
+	char joined[RULES_TOUCH_MAX * 9 + 1] = "";
+	size_t len = 0;
+
+	/* Garbage first, so that a field the hook forgets to set shows. */
+	memset(&g, 0x55, sizeof g);
+	game->gesture(pos, move, &g);
+	assert_true(g.n >= 0 && g.n <= RULES_TOUCH_MAX);
+	assert_non_null(memchr(g.choice, 0, sizeof g.choice));
+	for (int i = 0; i < g.n; i++)
+		len += (size_t)snprintf(joined + len, sizeof joined - len, "%s%s", i ? (char[]){sep, 0} : "", g.at[i]);
+	if (strcmp(joined, places) || strcmp(g.choice, choice))
+		fail_msg("'%s': gesture %s (%s), want %s (%s)", text, joined, g.choice, places, choice);
+}

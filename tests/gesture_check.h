@@ -15,4 +15,12 @@
  */
 size_t gesture_check(const rules_game *game, const rules_position *pos, int seat, int depth);
 
+/*
+ * Fails the cmocka test unless the gesture of move (text is its text, for
+ * messages) touches places, written joined by sep ("e2 e4" or "7 1|6 1"),
+ * and says choice.
+ */
+void gesture_expect(const rules_game *game, const rules_position *pos, const rules_move *move,
+		    const char *text, const char *places, char sep, const char *choice);
+
 #endif

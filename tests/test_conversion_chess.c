@@ -1655,23 +1655,12 @@ static void expect_gesture(const rules_position *pos, const char *text, const ch
 			   const char *choice)
 {
 	rules_move m;
-	rules_gesture g;
 	rules_error err = { 0, "" };
-	char joined[RULES_TOUCH_MAX * 9] = "";
-	size_t len = 0;
 	int rc = try_parse(pos, -1, text, &m, &err);
 
-	if (rc)
-		fprintf(stderr, "'%s' rejected: %s\n", text, err.message);
-	assert_int_equal(rc, RULES_OK);
-	memset(&g, 0xff, sizeof g);
-	G->gesture(pos, &m, &g);
-	assert_true(g.n >= 0 && g.n <= RULES_TOUCH_MAX);
-	for (int i = 0; i < g.n; i++)
-		len += (size_t)snprintf(joined + len, sizeof joined - len, "%s%s", i ? " " : "", g.at[i]);
-	assert_string_equal(joined, places);
-	assert_string_equal(g.choice, choice);
-	assert_true(strlen(g.choice) < sizeof g.choice);
+	if (rc != RULES_OK)
+		fail_msg("'%s' rejected: %s", text, err.message);
+	gesture_expect(G, pos, &m, text, places, ' ', choice);
 }
 
 static void test_gestures_start(void **state)

@@ -1943,22 +1943,12 @@ static void expect_gesture_as(const rules_position *pos, int seat, const char *t
 			      const char *choice)
 {
 	rules_move m;
-	rules_gesture g;
 	rules_error err = { 0, "" };
-	char joined[RULES_TOUCH_MAX * 9] = "";
-	size_t len = 0;
 	int rc = try_parse(pos, seat, text, &m, &err);
 
-	if (rc)
-		fprintf(stderr, "'%s' rejected: %s\n", text, err.message);
-	assert_int_equal(rc, RULES_OK);
-	memset(&g, 0xff, sizeof g);
-	G->gesture(pos, &m, &g);
-	assert_true(g.n >= 0 && g.n <= RULES_TOUCH_MAX);
-	for (int i = 0; i < g.n; i++)
-		len += (size_t)snprintf(joined + len, sizeof joined - len, "%s%s", i ? " " : "", g.at[i]);
-	assert_string_equal(joined, places);
-	assert_string_equal(g.choice, choice);
+	if (rc != RULES_OK)
+		fail_msg("'%s' rejected: %s", text, err.message);
+	gesture_expect(G, pos, &m, text, places, ' ', choice);
 }
 
 static void expect_gesture(const rules_position *pos, const char *text, const char *places, const char *choice)
