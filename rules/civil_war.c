@@ -1594,11 +1594,11 @@ static void summary_of(const rules_position *p, int how, const char *prefix, cha
 	if (how == OVER_WIN)
 		snprintf(buf, size, "%.18s%.36s %s: King on the Capital%s%.30s%s", prefix, who,
 			 popcount4(p->holders) == 1 ? "wins" : "win", others ? " (" : "", rest,
-			 others ? " lose)" : "");
+			 !others ? "" : popcount4(others) == 1 ? " loses)" : " lose)");
 	else
 		snprintf(buf, size, "%.18sDraw for %.36s: %s%s%.30s%s", prefix, who,
 			 how == OVER_PASSES ? "nobody can act" : "no King on the Capital",
-			 others ? " (" : "", rest, others ? " lose)" : "");
+			 others ? " (" : "", rest, !others ? "" : popcount4(others) == 1 ? " loses)" : " lose)");
 }
 
 static void cw_result(const rules_position *pos, rules_result *out)
@@ -1682,8 +1682,8 @@ static void cw_resign_result(const rules_position *pos, int seat, rules_result *
 		char who[64], rest[64];
 		names_of(p.holders, who, sizeof who);
 		names_of(15u & ~p.holders, rest, sizeof rest);
-		snprintf(out->summary, sizeof out->summary, "%.18sThe game stops: draw for %.40s (%.30s lose)",
-			 prefix, who, rest);
+		snprintf(out->summary, sizeof out->summary, "%.18sThe game stops: draw for %.40s (%.30s %s)",
+			 prefix, who, rest, popcount4(15u & ~p.holders) == 1 ? "loses" : "lose");
 	} else {
 		summary_of(&p, p.over, prefix, out->summary, sizeof out->summary);
 	}

@@ -1018,6 +1018,15 @@ static void test_cw25_end_of_game(void **state)
 	expect_reject(pos, NORTH, "ally South", RULES_E_OVER, "the game is over");
 	G->free_position(pos);
 
+	/* Three allies and one loser: "loses", not "lose". */
+	pos = setup_k("sK h8, nK d5, eK o1, wK e7, sR e5", "", "S:SWNE:----:NE,-,SE,SN:0:-");
+	play(pos, "Re5xe7", "S: Re5xe7", 6,
+	     "roll 6 on d12, needs 6+: success; King lost: West's army passes to South; West is out; "
+	     "game over: South, North and East win (King on the Capital)");
+	G->result(pos, &res);
+	assert_string_equal(res.summary, "South, North and East win: King on the Capital (West loses)");
+	G->free_position(pos);
+
 	/* South's King on g8: a draw for South and North. */
 	pos = setup_k("sK g8, nK d5, wK e7, sR e5", "", "S:SWNE:----:N,-,S,-:0:-");
 	play(pos, "Re5xe7", "S: Re5xe7", 7,
