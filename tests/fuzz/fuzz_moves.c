@@ -1,4 +1,4 @@
-/* fuzz_moves.c - every game's move parser (plus format/apply on the parsed move) and its strict
+/* fuzz_moves.c - every game's move parser (plus format/gesture/apply on the parsed move) and its strict
  * position reader (plus serialize/view of what it accepts). Lines of the input are played in
  * turn from the start position, so deeper positions are reached too. */
 #include <stdint.h>
@@ -33,6 +33,32 @@ static void check_view(const rules_game *g, const rules_position *pos)
 	(void)g->turn(pos);
 }
 
+/* A parsed move's gesture stays within its bounds, with terminated strings. */
+static void check_gesture(const rules_game *g, const rules_position *pos, const rules_move *mv)
+{
+	rules_gesture gesture;
+
+	memset(&gesture, 0x55, sizeof gesture);
+	g->gesture(pos, mv, &gesture);
+	if (gesture.n < 0 || gesture.n > RULES_TOUCH_MAX || !memchr(gesture.choice, 0, sizeof gesture.choice))
+		abort();
+	for (int i = 0; i < gesture.n; i++)
+		if (!memchr(gesture.at[i], 0, sizeof gesture.at[i]))
+			abort();
+}
+
+/* Every seat's anytime moves in a position the input reached: listed moves have gestures too. */
+static void check_anytime(const rules_game *g, const rules_position *pos)
+{
+	for (int seat = 0; g->anytime_moves && seat < g->nseats; seat++) {
+		rules_move_list list = { 0 };
+		g->anytime_moves(pos, seat, &list);
+		for (size_t i = 0; i < list.n; i++)
+			check_gesture(g, pos, &list.v[i]);
+		rules_move_list_free(&list);
+	}
+}
+
 /* Parse text for every seat; format and apply (on a clone) what parses. Returns the position
  * after the first move that applied, or NULL when none did. */
 static rules_position *try_line(const rules_game *g, const rules_position *pos, const char *text,
@@ -53,11 +79,13 @@ static rules_position *try_line(const rules_game *g, const rules_position *pos, 
 		g->format(pos, &mv, buf, sizeof buf);
 		if (strlen(buf) >= sizeof buf)
 			abort();
+		check_gesture(g, pos, &mv);
 		rules_position *c = g->clone(pos);
 		memset(&out, 0, sizeof out);
 		if (g->apply(c, &mv, &dice, &out, &err) == 0 && !next) {
 			next = c;
 			check_view(g, next);
+			check_anytime(g, next);
 		} else {
 			g->free_position(c);
 		}
