@@ -97,6 +97,7 @@ void db_close(db *d)
 {
 	if (!d)
 		return;
+	dbi_cache_clear(d);
 	sqlite3_close_v2(d->conn);
 	free(d);
 }
@@ -177,11 +178,11 @@ int db_game_load(db *d, const char *id, db_game **out, db_error *err)
 	case SQLITE_ROW:
 		break;
 	case SQLITE_DONE:
-		sqlite3_finalize(st);
+		dbi_finish(d, st);
 		return dbi_fail(err, DB_E_NOTFOUND, "no game %s", id);
 	default:
 		r = dbi_sql_fail(d, err, "load game");
-		sqlite3_finalize(st);
+		dbi_finish(d, st);
 		return r;
 	}
 	g = xcalloc(1, sizeof *g);
@@ -202,7 +203,7 @@ int db_game_load(db *d, const char *id, db_game **out, db_error *err)
 	g->created_at = dbi_col_text(st, 13);
 	g->updated_at = dbi_col_text(st, 14);
 	g->draw_accepts = (unsigned)sqlite3_column_int(st, 15);
-	sqlite3_finalize(st);
+	dbi_finish(d, st);
 
 	r = dbi_prepare(d, "SELECT seat, name, email FROM seats WHERE game_id = ?1 ORDER BY seat", &st, err);
 	if (r)
@@ -214,7 +215,7 @@ int db_game_load(db *d, const char *id, db_game **out, db_error *err)
 		s->name = dbi_col_text(st, 1);
 		s->email = dbi_col_text(st, 2);
 	}
-	sqlite3_finalize(st);
+	dbi_finish(d, st);
 out:
 	if (r) {
 		db_game_free(g);
@@ -292,7 +293,7 @@ int db_seat_by_token(db *d, const unsigned char hash[DB_HASH_BYTES], char **game
 	} else {
 		r = dbi_fail(err, DB_E_NOTFOUND, "unknown token");
 	}
-	sqlite3_finalize(st);
+	dbi_finish(d, st);
 	return r;
 }
 
@@ -362,7 +363,7 @@ int db_move_get(db *d, const char *game_id, int ply, db_move *out, db_error *err
 		read_move(st, out);
 	else
 		r = dbi_fail(err, DB_E_NOTFOUND, "no move %d", ply);
-	sqlite3_finalize(st);
+	dbi_finish(d, st);
 	return r;
 }
 
@@ -387,7 +388,7 @@ int db_moves_list(db *d, const char *game_id, db_move **out, size_t *n, db_error
 	}
 	if (rc != SQLITE_DONE)
 		r = dbi_sql_fail(d, err, "list moves");
-	sqlite3_finalize(st);
+	dbi_finish(d, st);
 	return r;
 }
 
@@ -458,7 +459,7 @@ int db_actions_list(db *d, const char *game_id, db_action **out, size_t *n, db_e
 	}
 	if (rc != SQLITE_DONE)
 		r = dbi_sql_fail(d, err, "list actions");
-	sqlite3_finalize(st);
+	dbi_finish(d, st);
 	return r;
 }
 
@@ -492,7 +493,7 @@ int db_setting_get(db *d, const char *key, void **value, size_t *len, db_error *
 	} else {
 		r = dbi_fail(err, DB_E_NOTFOUND, "no setting %s", key);
 	}
-	sqlite3_finalize(st);
+	dbi_finish(d, st);
 	return r;
 }
 
@@ -518,7 +519,7 @@ int db_game_count(db *d, int *count, db_error *err)
 	if (r)
 		return r;
 	*count = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-	sqlite3_finalize(st);
+	dbi_finish(d, st);
 	return 0;
 }
 

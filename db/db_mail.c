@@ -53,7 +53,7 @@ int db_outbox_claim(db *d, long long now, int limit, db_outbox_row **rows, size_
 	}
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
 		r = dbi_sql_fail(d, err, "claim mail");
-	sqlite3_finalize(st);
+	dbi_finish(d, st);
 	if (!r)
 		r = db_commit(d, err);
 out:
@@ -130,7 +130,7 @@ int db_outbox_count(db *d, const char *state, int *count, db_error *err)
 		return r;
 	dbi_bind_text(st, 1, state);
 	*count = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-	sqlite3_finalize(st);
+	dbi_finish(d, st);
 	return 0;
 }
 
@@ -147,7 +147,7 @@ int db_mail_seen(db *d, const char *message_id, char **result, db_error *err)
 		*result = dbi_col_text(st, 0);
 	else
 		r = dbi_fail(err, DB_E_NOTFOUND, "not seen");
-	sqlite3_finalize(st);
+	dbi_finish(d, st);
 	return r;
 }
 
@@ -212,7 +212,7 @@ int db_signin_email(db *d, const unsigned char hash[DB_HASH_BYTES], long long no
 		*email = dbi_col_text(st, 0);
 	else
 		r = dbi_fail(err, DB_E_NOTFOUND, "unknown or expired sign-in link");
-	sqlite3_finalize(st);
+	dbi_finish(d, st);
 	return r;
 }
 
@@ -237,7 +237,7 @@ int db_seats_by_email(db *d, const char *email, db_player_seat **out, size_t *n,
 		(*out)[*n].seat = sqlite3_column_int(st, 1);
 		(*n)++;
 	}
-	sqlite3_finalize(st);
+	dbi_finish(d, st);
 	return 0;
 }
 
@@ -268,6 +268,6 @@ int db_rate_hit(db *d, const char *key, long long now, int window_s, int limit, 
 		*allowed = sqlite3_column_int(st, 0) <= limit;
 	else
 		r = dbi_sql_fail(d, err, "rate limit");
-	sqlite3_finalize(st);
+	dbi_finish(d, st);
 	return r;
 }
