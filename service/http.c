@@ -398,10 +398,13 @@ static enum MHD_Result dispatch(struct pending *pd)
 		return send_error(pd, err.code, err.message);
 	}
 	res.status = 200;
+	unsigned long queued = db_outbox_added(req->app->db);
 	req->route->handler(req, &res);
+	queued = db_outbox_added(req->app->db) - queued;
 	pthread_mutex_unlock(&req->app->lock);
-	/* A change may have queued mail: let the delivery worker look now. */
-	if (strcmp(req->method, "POST") == 0)
+	/* A change that queued mail: let the delivery worker look now (it also looks every few
+	 * seconds). Waking it after every other change too would cost each move a transaction. */
+	if (queued)
 		outbox_wake(req->app->outbox);
 	if (!res.body)
 		http_reply(&res, res.status ? res.status : 204, "text/plain", xstrdup(""), 0);
