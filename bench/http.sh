@@ -6,7 +6,7 @@ set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-5}
 command -v wrk >/dev/null || { echo "bench/http.sh needs wrk: apt-get install wrk" >&2; exit 1; }
-[ -d build-bench ] || meson setup build-bench -Dtests=false -Dbuildtype=release >/dev/null
+[ -d build-bench ] || meson setup build-bench -Dtests=false -Dbench=true >/dev/null
 meson compile -C build-bench >/dev/null
 
 tmp=$(mktemp -d)
