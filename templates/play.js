@@ -234,8 +234,11 @@
 		document.dispatchEvent(new CustomEvent('rookery:page'));
 	}
 
-	/* For the page's other scripts (the Cyvasse setup): preview a move they built. */
-	window.Rookery = { preview: function (m) { touched = []; moves = legal; render(); choose(m); } };
+	/* For the page's other scripts (the Cyvasse setup): preview a move they built, or withdraw the preview. */
+	window.Rookery = {
+		preview: function (m) { touched = []; moves = legal; render(); choose(m); },
+		cancel: function () { if (previewed) reset(); }
+	};
 
 	/* The same text the page carries in data-state (see state_key in pages.c). */
 	function stateOf(game) {

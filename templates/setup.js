@@ -30,6 +30,8 @@
 	var SVG = 'http://www.w3.org/2000/svg';
 
 	var seat, draft, selected, ui;
+	/* The draft survives a live update (the other seat's setup arriving) while it grows from the same start. */
+	var kept = null;
 
 	function words(s) { return s.split(' '); }
 	function row(square) { return parseInt(square.slice(1), 10); }
@@ -100,12 +102,30 @@
 			el.classList.toggle('mountain', land[sq] === 'X');
 			el.classList.toggle('water', land[sq] === '~');
 			el.classList.toggle('selected', sq === selected);
-			if (draft.pieces[sq]) el.appendChild(pieceNode(seat === 'White' ? draft.pieces[sq] : draft.pieces[sq].toLowerCase()));
+			var letter = draft.pieces[sq] ? (seat === 'White' ? draft.pieces[sq] : draft.pieces[sq].toLowerCase()) : '';
+			if (letter) el.appendChild(pieceNode(letter));
+			/* The square's tooltip as the server writes it ("e2: White K"), and its terrain. */
+			var title = el.querySelector('title');
+			if (title) title.textContent = sq + (letter ? ': ' + seat + ' ' + letter : '') +
+				(land[sq] === 'X' ? ' (mountain)' : land[sq] === '~' ? ' (water)' : '');
 		}
 		ui.line.textContent = line();
 		ui.kings.forEach(function (b) { b.setAttribute('aria-pressed', String(b.value === draft.kpos)); });
-		ui.slots.textContent = '';
-		words(KING_TILE[draft.kpos].slots).forEach(function (slot) { ui.slots.appendChild(slotRow(slot)); });
+		/* The slot rows are built again only when the King's tile changes the slots: a select or a turn
+		   button that was just used keeps the focus (a keyboard user goes on from there). */
+		var used = KING_TILE[draft.kpos].slots;
+		if (ui.slots.getAttribute('data-slots') !== used) {
+			ui.slots.textContent = '';
+			words(used).forEach(function (slot) { ui.slots.appendChild(slotRow(slot)); });
+			ui.slots.setAttribute('data-slots', used);
+		}
+		words(used).forEach(function (slot) {
+			var s = draft.slots[slot], sel = ui.slots.querySelector('select[data-slot="' + slot + '"]'),
+				rot = ui.slots.querySelector('button[data-rotate="' + slot + '"]');
+			sel.value = String(s.tile);
+			rot.setAttribute('aria-pressed', String(s.rot));
+			rot.textContent = s.rot ? 'turned' : 'turn';
+		});
 	}
 
 	function slotRow(slot) {
@@ -118,15 +138,12 @@
 			var o = document.createElement('option');
 			o.value = String(n);
 			o.textContent = String(n);
-			o.selected = draft.slots[slot].tile === n;
 			sel.appendChild(o);
 		}
 		sel.addEventListener('change', function () { setTile(slot, +sel.value); });
 		rot.type = 'button';
 		rot.className = 'secondary';
 		rot.setAttribute('data-rotate', slot);
-		rot.setAttribute('aria-pressed', String(draft.slots[slot].rot));
-		rot.textContent = draft.slots[slot].rot ? 'turned' : 'turn';
 		rot.title = 'Turn the tile in ' + slot + ' half a circle';
 		rot.addEventListener('click', function () { draft.slots[slot].rot = !draft.slots[slot].rot; changed(); });
 		li.appendChild(sel);
@@ -161,9 +178,15 @@
 		changed();
 	}
 
+	/* A changed draft withdraws a preview of the line checked before: confirming must never send an older setup. */
+	function withdraw() {
+		if (window.Rookery.cancel) window.Rookery.cancel();
+	}
+
 	function changed() {
 		selected = null;
 		ui.message.textContent = '';
+		withdraw();
 		draw();
 	}
 
@@ -191,6 +214,7 @@
 			else delete draft.pieces[selected];
 			draft.pieces[sq] = moving;
 			selected = null;
+			withdraw();
 		}
 		ui.message.textContent = selected ? NAMES[draft.pieces[selected]] + ' on ' + selected + ': tap where it goes.' : '';
 		draw();
@@ -198,12 +222,17 @@
 
 	/* Ask the server whether the setup is legal, then preview it for confirmation. */
 	function check() {
-		var token = ui.root.querySelector('input[name="seat"]').value, text = line();
+		var token = ui.root.querySelector('input[name="seat"]').value, text = line(), asked = draft;
+		withdraw();
+		selected = null;
+		draw();
 		ui.message.textContent = 'Checking…';
 		fetch('/api/games/' + encodeURIComponent(ui.root.getAttribute('data-game')) + '/check?move=' +
 			encodeURIComponent(text), { headers: { Authorization: 'Bearer ' + token }, cache: 'no-store' })
 			.then(function (r) { return r.json().then(function (body) { return { ok: r.ok, body: body }; }); })
 			.then(function (res) {
+				/* The draft changed (or the page moved on) while the server was asked: this answer is old. */
+				if (draft !== asked || line() !== text) return;
 				if (!res.ok) {
 					ui.message.textContent = res.body.error ? res.body.error.message : 'The setup was not accepted.';
 					return;
@@ -211,7 +240,7 @@
 				ui.message.textContent = '';
 				window.Rookery.preview({ move: res.body.move, places: [], choice: 'your setup', partial: false });
 			})
-			.catch(function (e) { ui.message.textContent = 'Could not check the setup: ' + e.message; });
+			.catch(function (e) { if (draft === asked) ui.message.textContent = 'Could not check the setup: ' + e.message; });
 	}
 
 	function button(text, attrs, onclick) {
@@ -238,7 +267,11 @@
 		if (!panel || !window.Rookery) return;
 		seat = panel.getAttribute('data-seat');
 		start = startingLine();
-		if (!SLOTS[seat] || !start || !(draft = parse(start))) return;
+		if (!SLOTS[seat] || !start) return;
+		var key = document.getElementById('game').getAttribute('data-game') + ' ' + seat + ' ' + start;
+		draft = kept && kept.key === key ? kept.draft : parse(start);
+		if (!draft) return;
+		kept = { key: key, draft: draft };
 		selected = null;
 		ui = { root: document.getElementById('game'), board: document.getElementById('board'),
 			line: panel.querySelector('.setup-line'), slots: panel.querySelector('.setup-slots'),
