@@ -164,13 +164,15 @@ int db_game_insert(db *d, const db_game *g, const unsigned char token_hashes[][D
 int db_game_load(db *d, const char *id, db_game **out, db_error *err)
 {
 	sqlite3_stmt *st;
-	db_game *g = NULL;
-	int r;
+	db_game *g;
+	int r, step;
 
 	*out = NULL;
-	r = dbi_prepare(d, "SELECT id, variant, rules_version, options, status, ply, start_position, "
-		    "position, result, ranks, draw_offer, dice_seed, dice_commitment, created_at, "
-		    "updated_at, draw_accepts FROM games WHERE id = ?1", &st, err);
+	/* One statement, so one read transaction: the game's row once per seat. */
+	r = dbi_prepare(d, "SELECT g.id, g.variant, g.rules_version, g.options, g.status, g.ply, "
+		    "g.start_position, g.position, g.result, g.ranks, g.draw_offer, g.dice_seed, "
+		    "g.dice_commitment, g.created_at, g.updated_at, g.draw_accepts, s.seat, s.name, s.email "
+		    "FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = ?1 ORDER BY s.seat", &st, err);
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, id);
@@ -203,20 +205,17 @@ int db_game_load(db *d, const char *id, db_game **out, db_error *err)
 	g->created_at = dbi_col_text(st, 13);
 	g->updated_at = dbi_col_text(st, 14);
 	g->draw_accepts = (unsigned)sqlite3_column_int(st, 15);
-	dbi_finish(d, st);
-
-	r = dbi_prepare(d, "SELECT seat, name, email FROM seats WHERE game_id = ?1 ORDER BY seat", &st, err);
-	if (r)
-		goto out;
-	dbi_bind_text(st, 1, id);
-	while (sqlite3_step(st) == SQLITE_ROW && g->nseats < DB_MAX_SEATS) {
+	step = SQLITE_ROW;
+	while (step == SQLITE_ROW && sqlite3_column_type(st, 16) != SQLITE_NULL && g->nseats < DB_MAX_SEATS) {
 		db_seat *s = &g->seats[g->nseats++];
-		s->seat = sqlite3_column_int(st, 0);
-		s->name = dbi_col_text(st, 1);
-		s->email = dbi_col_text(st, 2);
+		s->seat = sqlite3_column_int(st, 16);
+		s->name = dbi_col_text(st, 17);
+		s->email = dbi_col_text(st, 18);
+		step = sqlite3_step(st);
 	}
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		r = dbi_sql_fail(d, err, "load seats");
 	dbi_finish(d, st);
-out:
 	if (r) {
 		db_game_free(g);
 		return r;

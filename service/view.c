@@ -163,8 +163,36 @@ json_t *view_seat_list(const rules_game *rules, unsigned mask)
 	return a;
 }
 
+/*
+ * A board repeats a few strings (pieces, kinds of square) on every cell: each
+ * distinct one is made once and shared, which makes a spectator's GET cheaper.
+ */
+typedef struct string_pool {
+	int n;
+	json_t *v[48];
+} string_pool;
+
+/* A new reference to a string equal to s, from the pool when it has one. */
+static json_t *pooled(string_pool *p, const char *s)
+{
+	for (int i = 0; i < p->n; i++)
+		if (strcmp(json_string_value(p->v[i]), s) == 0)
+			return json_incref(p->v[i]);
+	json_t *v = json_string(s);
+	if (p->n < (int)(sizeof p->v / sizeof p->v[0]))
+		p->v[p->n++] = json_incref(v);
+	return v;
+}
+
+static void pool_free(string_pool *p)
+{
+	for (int i = 0; i < p->n; i++)
+		json_decref(p->v[i]);
+}
+
 json_t *view_position(const game_loaded *g, int viewer)
 {
+	string_pool pool = {0};
 	rules_view *v = xmalloc(sizeof *v);
 	json_t *rows = json_array(), *cols = json_array(), *board = json_array(),
 	       *kinds = json_array(), *holdings = json_array();
@@ -179,8 +207,8 @@ json_t *view_position(const game_loaded *g, int viewer)
 		json_t *line = json_array(), *kline = json_array();
 		for (int c = 0; c < v->cols; c++) {
 			const rules_cell *cell = &v->cell[r][c];
-			json_array_append_new(line, cell->piece[0] ? json_string(cell->piece) : json_null());
-			json_array_append_new(kline, json_string(cell->kind));
+			json_array_append_new(line, cell->piece[0] ? pooled(&pool, cell->piece) : json_null());
+			json_array_append_new(kline, pooled(&pool, cell->kind));
 		}
 		json_array_append_new(board, line);
 		json_array_append_new(kinds, kline);
@@ -214,7 +242,7 @@ json_t *view_position(const game_loaded *g, int viewer)
 			for (int c = 0; c < v->cols; c++) {
 				const rules_cell *cell = &v->cell[r][c];
 				json_array_append_new(oline, cell->controllers ? view_seat_list(g->rules, cell->controllers) :
-						      cell->owner >= 0 ? json_string(g->rules->seat_names[cell->owner]) : json_null());
+						      cell->owner >= 0 ? pooled(&pool, g->rules->seat_names[cell->owner]) : json_null());
 				json_array_append_new(fline, v->has_facing && cell->piece[0] && cell->facing >= 0 ?
 						      json_integer(cell->facing) : json_null());
 			}
@@ -241,6 +269,7 @@ json_t *view_position(const game_loaded *g, int viewer)
 		}
 		json_object_set_new(out, "walls", walls);
 	}
+	pool_free(&pool);
 	free(v);
 	free(notation);
 	return out;
