@@ -1294,7 +1294,7 @@ static void test_metadata(void **state)
 	assert_string_equal(G->seat_names[1], "Black");
 	assert_int_equal(rules_seat_index(G, "black"), BLACK);
 	assert_non_null(strstr(G->choice_help, "setup default"));
-	assert_non_null(strstr(G->choice_help, WHITE_DEFAULT + 6));
+	assert_non_null(strstr(G->choice_help, &WHITE_DEFAULT[6]));
 	assert_true(strlen(G->summary) > 10);
 	assert_non_null(G->view_for);
 	assert_non_null(G->has_secrets);
