@@ -45,6 +45,7 @@ void api_create_game(http_request *req, http_response *res)
 	json_error_t je;
 	json_t *body, *jseats, *s, *out_seats;
 	const char *variant;
+	char client[64];
 	size_t i, n;
 
 	if (http_json_body(req, &body, &err))
@@ -66,7 +67,8 @@ void api_create_game(http_request *req, http_response *res)
 			goto out;
 		}
 	}
-	if (game_create(req->app, variant, seats, (int)n, &created, &err))
+	http_client_address(req, client, sizeof client);
+	if (game_create(req->app, client, variant, seats, (int)n, &created, &err))
 		goto out;
 
 	const rules_game *rg = rules_find(variant, 0);

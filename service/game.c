@@ -8,11 +8,14 @@
 #include "text.h"
 #include "xalloc.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 
 /* Map a storage failure to the service's codes, keeping the message out of user view. */
 static int storage_fail(app_error *err, const db_error *de)
@@ -66,7 +69,63 @@ static int queue_invitations(app *a, game_created *c, db_error *de)
 	return r;
 }
 
-int game_create(app *a, const char *variant, const game_seat_in *seats, int nseats,
+/*
+ * Invitations go to whatever addresses a game's creator types in: so that
+ * Rookery cannot be used to flood a mailbox, a client address may create only
+ * so many games with invitations an hour, and an email address receive only
+ * so many. The counts are committed even when the limit is hit, so that
+ * hammering does not reset them; the refused game is not created.
+ */
+/* Whether seat i's address is one of the seats' before it (a game counts once per address). */
+static int invited_before(const game_seat_in *seats, int i)
+{
+	for (int k = 0; k < i; k++)
+		if (seats[k].email && strcasecmp(seats[k].email, seats[i].email) == 0)
+			return 1;
+	return 0;
+}
+
+static int limit_invitations(app *a, const char *client, const game_seat_in *seats, int nseats,
+			     app_error *err)
+{
+	long long now = (long long)time(NULL);
+	int any = 0, allowed = 1, ok = 0, r;
+	db_error de;
+
+	for (int i = 0; i < nseats; i++)
+		any |= seats[i].email && *seats[i].email;
+	if (!client || !a->mail || !any)
+		return 0;
+	if ((r = db_begin(a->db, &de)))
+		return storage_fail(err, &de);
+	char *key = xasprintf("invite-client:%s", client);
+	r = db_rate_hit(a->db, key, now, 3600, LIMIT_INVITING_GAMES_PER_HOUR, &ok, &de);
+	free(key);
+	allowed &= ok;
+	for (int i = 0; !r && i < nseats; i++) {
+		if (!seats[i].email || !*seats[i].email || invited_before(seats, i))
+			continue;
+		key = xasprintf("invite-address:%s", seats[i].email);
+		/* Addresses differ in case only in the rarest of set-ups: count them as one. */
+		for (char *p = key; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+		r = db_rate_hit(a->db, key, now, 3600, LIMIT_INVITATIONS_PER_HOUR, &ok, &de);
+		free(key);
+		allowed &= ok;
+	}
+	if (!r)
+		r = db_commit(a->db, &de);
+	if (r) {
+		db_rollback(a->db);
+		return storage_fail(err, &de);
+	}
+	if (!allowed)
+		return app_fail(err, E_RATE_LIMITED, "too many invitations by mail from here or to one of "
+				"these addresses; try again in an hour, or leave the addresses out");
+	return 0;
+}
+
+int game_create(app *a, const char *client, const char *variant, const game_seat_in *seats, int nseats,
 		game_created *out, app_error *err)
 {
 	const rules_game *rg = rules_find(variant, 0);
@@ -86,6 +145,8 @@ int game_create(app *a, const char *variant, const game_seat_in *seats, int nsea
 	for (int i = 0; i < nseats; i++)
 		if ((r = check_seat_input(&seats[i], i, err)))
 			return r;
+	if ((r = limit_invitations(a, client, seats, nseats, err)))
+		return r;
 	if (rg->start(NULL, &pos, &re))
 		return app_fail(err, E_INTERNAL, "cannot set up %s: %s", rg->title, re.message);
 

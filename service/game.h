@@ -42,9 +42,11 @@ typedef struct game_move_done {
 /*
  * Create a game of variant with one entry per seat (exactly the variant's
  * seat count), commit to a fresh dice seed and issue one token per seat.
- * The tokens exist only in *out.
+ * The tokens exist only in *out. client is the creator's address, whose
+ * games with invitations by mail are limited (E_RATE_LIMITED, nothing
+ * created), or NULL for the server's own games (the demo).
  */
-int game_create(app *a, const char *variant, const game_seat_in *seats, int nseats,
+int game_create(app *a, const char *client, const char *variant, const game_seat_in *seats, int nseats,
 		game_created *out, app_error *err);
 
 /*

@@ -50,6 +50,41 @@ const char *http_query(http_request *req, const char *name)
 	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
+/* An IPv4 or IPv6 address written the one canonical way into out; 0 when text is not one. */
+static int canonical_address(const char *text, char *out, size_t size)
+{
+	unsigned char raw[sizeof(struct in6_addr)];
+
+	if (inet_pton(AF_INET, text, raw) == 1)
+		return inet_ntop(AF_INET, raw, out, (socklen_t)size) != NULL;
+	if (inet_pton(AF_INET6, text, raw) == 1)
+		return inet_ntop(AF_INET6, raw, out, (socklen_t)size) != NULL;
+	return 0;
+}
+
+/*
+ * The address the proxy put last in X-Forwarded-For: the one it received the
+ * request from (earlier entries come from the client and prove nothing).
+ */
+static int forwarded_for(http_request *req, char *out, size_t size)
+{
+	const char *h = http_header(req, "X-Forwarded-For"), *last;
+	char entry[INET6_ADDRSTRLEN];
+	size_t n;
+
+	if (!h)
+		return 0;
+	last = strrchr(h, ',');
+	last = last ? last + 1 : h;
+	last += strspn(last, " \t");
+	n = strcspn(last, " \t");
+	if (n == 0 || n >= sizeof entry || last[n + strspn(last + n, " \t")])
+		return 0;
+	memcpy(entry, last, n);
+	entry[n] = 0;
+	return canonical_address(entry, out, size);
+}
+
 void http_client_address(http_request *req, char *out, size_t size)
 {
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
@@ -60,6 +95,17 @@ void http_client_address(http_request *req, char *out, size_t size)
 		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)size);
 	else if (sa && sa->sa_family == AF_INET6)
 		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)size);
+	/* Only the proxy's own word is taken: anyone else could write the header. */
+	if (req->app->proxy && strcmp(out, req->app->proxy) == 0) {
+		char client[INET6_ADDRSTRLEN];
+		if (forwarded_for(req, client, sizeof client))
+			snprintf(out, size, "%s", client);
+	}
+}
+
+int http_proxy_address(const char *text, char *out, size_t size)
+{
+	return canonical_address(text, out, size) ? 0 : -1;
 }
 
 const char *http_header(http_request *req, const char *name)
@@ -576,7 +622,8 @@ http_server *http_start(app *a, const char *address, unsigned port)
 				     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)LIMIT_CONNECTION_TIMEOUT_S,
 				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)LIMIT_CONNECTIONS,
-				     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)LIMIT_CONNECTIONS_PER_IP,
+				     /* Behind a proxy every connection comes from it: the proxy limits clients. */
+				     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)(a->proxy ? 0 : LIMIT_CONNECTIONS_PER_IP),
 				     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)LIMIT_HEADER_MEMORY,
 				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
 				     MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,

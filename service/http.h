@@ -74,8 +74,15 @@ void http_stop(http_server *s, int grace_s);
 /* Look up a query-string argument; NULL when absent. */
 const char *http_query(http_request *req, const char *name);
 
-/* The client's IP address as text (IPv4 or IPv6), for rate limits. */
+/*
+ * The client's IP address as text (IPv4 or IPv6), for rate limits. For a
+ * request from the configured reverse proxy (app.proxy), the address the
+ * proxy wrote last in X-Forwarded-For, when it wrote a valid one.
+ */
 void http_client_address(http_request *req, char *out, size_t size);
+
+/* Write the address text (--proxy) the way http_client_address compares it: 0, or -1 if it is none. */
+int http_proxy_address(const char *text, char *out, size_t size);
 
 /* Look up a request header; NULL when absent. */
 const char *http_header(http_request *req, const char *name);

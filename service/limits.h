@@ -24,5 +24,7 @@
 
 /* Mail */
 #define LIMIT_MAIL_SIZE              (256 * 1024) /* an incoming message */
+#define LIMIT_INVITING_GAMES_PER_HOUR 30          /* games with invitations one client address may create */
+#define LIMIT_INVITATIONS_PER_HOUR   20           /* games one email address may be invited to */
 
 #endif

@@ -56,6 +56,9 @@ static const char usage_serve[] =
 	"  --port PORT       listen on this TCP port (default 8080; 0 picks a free one)\n"
 	"  --db PATH         the SQLite database (default " DEFAULT_DB ", created if missing)\n"
 	"  --base-url URL    the public address used in links (default http://ADDR:PORT)\n"
+	"  --proxy ADDR      requests from this address come through a reverse proxy: rate limits\n"
+	"                    count the client it names last in X-Forwarded-For, and the proxy is\n"
+	"                    not held to the connections-per-address limit\n"
 	"  --demo            create a demo Nchess game at start and print its seat links\n"
 	"\n"
 	"mail options:\n"
@@ -169,7 +172,7 @@ static int create_demo(app *a)
 	game_created c;
 	app_error err;
 
-	if (game_create(a, "nchess", seats, 2, &c, &err)) {
+	if (game_create(a, NULL, "nchess", seats, 2, &c, &err)) {
 		fprintf(stderr, "rookery: cannot create the demo game: %s\n", err.message);
 		return -1;
 	}
@@ -197,6 +200,7 @@ static int cmd_serve(int argc, char **argv)
 		{"reply-domain", required_argument, NULL, 'R'},
 		{"maildir", required_argument, NULL, 'M'},
 		{"mail-retry", required_argument, NULL, 'Y'},
+		{"proxy", required_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -206,7 +210,7 @@ static int cmd_serve(int argc, char **argv)
 	int demo = 0, c, rc = 1, sig;
 	mail_config mc = {0};
 	mail_socket *msock = NULL;
-	char *sock_path = NULL;
+	char *sock_path = NULL, proxy[64];
 	int lock_fd = -1;
 	app a = {.lock = PTHREAD_MUTEX_INITIALIZER};
 	http_server *srv = NULL;
@@ -234,6 +238,13 @@ static int cmd_serve(int argc, char **argv)
 				fprintf(stderr, "rookery: --mail-retry must be 1..65535 seconds, not \"%s\"\n", optarg);
 				return 64;
 			}
+			break;
+		case 'P':
+			if (http_proxy_address(optarg, proxy, sizeof proxy)) {
+				fprintf(stderr, "rookery: --proxy must be an IPv4 or IPv6 address, not \"%s\"\n", optarg);
+				return 64;
+			}
+			a.proxy = proxy;
 			break;
 		case 'h': fputs(usage_serve, stdout); return 0;
 		default: fputs(usage_serve, stderr); return 64;

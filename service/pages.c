@@ -102,7 +102,7 @@ void page_create(http_request *req, http_response *res)
 	char *variant = http_form_field(req, "variant");
 	const rules_game *rg = rules_find(variant ? variant : "", 0);
 	game_seat_in seats[RULES_MAX_SEATS];
-	char *names[RULES_MAX_SEATS] = {0}, *emails[RULES_MAX_SEATS] = {0};
+	char *names[RULES_MAX_SEATS] = {0}, *emails[RULES_MAX_SEATS] = {0}, client[64];
 	game_created c;
 	app_error err = {0};
 
@@ -123,7 +123,8 @@ void page_create(http_request *req, http_response *res)
 		seats[i].name = names[i] && *names[i] ? names[i] : rg->seat_names[i];
 		seats[i].email = emails[i];
 	}
-	if (game_create(req->app, rg->id, seats, rg->nseats, &c, &err))
+	http_client_address(req, client, sizeof client);
+	if (game_create(req->app, client, rg->id, seats, rg->nseats, &c, &err))
 		goto out;
 	json_t *links = json_array();
 	for (int i = 0; i < c.nseats; i++) {

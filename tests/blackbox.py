@@ -228,13 +228,13 @@ class Daemon:
     def post(self, path, body=None, **kw):
         return self.request("POST", path, body, **kw)
 
-    def post_form(self, path, fields, origin=None, headers=None):
+    def post_form(self, path, fields, origin=None, headers=None, conn=None):
         hdrs = {"Content-Type": "application/x-www-form-urlencoded"}
         if origin:
             hdrs["Origin"] = origin
         hdrs.update(headers or {})
         body = fields if isinstance(fields, (str, bytes)) else urllib.parse.urlencode(fields)
-        return self.request("POST", path, body, headers=hdrs)
+        return self.request("POST", path, body, headers=hdrs, conn=conn)
 
     # ---- game helpers ----
 
@@ -401,6 +401,8 @@ class CommandLineTests(unittest.TestCase):
             ("serve", "--port", "-1"),
             ("serve", "unexpected-argument"),
             ("serve", "--base-url", "ftp://example.org"),
+            ("serve", "--proxy", "proxy.example.org"),
+            ("serve", "--proxy", "127.0.0.1/8"),
             ("serve", "--db"),
             ("migrate", "--bogus"),
         ]

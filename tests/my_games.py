@@ -7,8 +7,10 @@ Mails go to the maildir beside the test database (no SMTP server is configured).
 import email
 import email.policy
 import glob
+import http.client
 import os
 import re
+import socket
 import sqlite3
 import sys
 import time
@@ -135,6 +137,94 @@ class RateLimitTests(MailboxCase):
         # Eight requests of the test above may have come first from this client: ten an hour in all.
         self.assertIn(429, statuses)
         self.assertEqual(statuses[-1], 429)
+
+
+class InvitationLimitTests(MailboxCase):
+    """Games that invite by mail are limited an hour: twenty per email address, thirty per client address."""
+
+    def create(self, emails):
+        seats = [{"name": f"P{i}", **({"email": e} if e else {})} for i, e in enumerate(emails)]
+        return self.d.post("/api/games", {"variant": "nchess", "seats": seats})
+
+    def invitations_to(self, address):
+        return [m for m in self.maildir_messages() if m["To"].addresses[0].addr_spec.lower() == address]
+
+    def test_invitations_limited(self):
+        victim = "victim@players.test"
+        # Twenty games an hour; a game inviting one address to both seats counts once.
+        self.assertEqual(self.create((victim, "VICTIM@players.test")).status, 201)
+        for i in range(19):
+            self.assertEqual(self.create((victim, None)).status, 201, i)
+        games = self.count("games")
+        refused = self.create(("Victim@Players.test", "friend@players.test"))
+        self.assertEqual((refused.status, refused.json()["error"]["code"], refused.header("Retry-After")),
+                         (429, "rate_limited", "3600"))
+        # The HTML form is refused the same way, with a page that says why.
+        page = self.d.post_form("/games", {"variant": "nchess", "name0": "Eve", "email0": victim,
+                                           "name1": "Fay"}, origin=self.d.base)
+        self.assertEqual(page.status, 429)
+        self.assertIn("too many invitations", page.body.decode())
+        self.assertEqual(self.count("games"), games, "a refused game was created")
+        # Games that mail nobody are not limited.
+        self.assertEqual(self.create((None, None)).status, 201)
+        # Every accepted invitation was mailed, and no refused one.
+        deadline = time.monotonic() + 20
+        while len(self.invitations_to(victim)) < 21 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(1)
+        self.assertEqual(len(self.invitations_to(victim)), 21)  # the first game mailed both seats
+        self.assertEqual(self.invitations_to("friend@players.test"), [])
+
+        # This client has made 22 attempts with addresses this hour (the refused ones count):
+        # thirty are allowed, to any addresses, then none.
+        statuses = [self.create((f"p{i}@players.test", None)).status for i in range(10)]
+        self.assertEqual(statuses, [201] * 8 + [429] * 2)
+
+
+class ProxyTests(MailboxCase):
+    """--proxy 127.0.0.1: behind a reverse proxy, the limits count the client the proxy names."""
+
+    daemon_args = ("--reply-domain", "rook.test", "--proxy", "127.0.0.1")
+
+    def signin(self, forwarded=None, source=None):
+        headers = {"X-Forwarded-For": forwarded} if forwarded else {}
+        conn = http.client.HTTPConnection("127.0.0.1", self.d.port, timeout=10,
+                                          source_address=(source, 0) if source else None)
+        try:
+            return self.d.post_form("/me", {"email": f"x{time.monotonic_ns()}@players.test"}, headers=headers,
+                                    conn=conn).status
+        finally:
+            conn.close()
+
+    def test_limits_count_the_forwarded_client(self):
+        # The proxy appends the address it saw; what the client wrote before it proves nothing.
+        statuses = [self.signin(f"198.51.100.{i}, 203.0.113.7") for i in range(11)]
+        self.assertEqual(statuses, [200] * 10 + [429])
+        self.assertEqual(self.signin("203.0.113.8"), 200)
+        self.assertEqual(self.signin(" 2001:DB8::0:1 "), 200)
+        # An address written another way is the same client.
+        statuses = [self.signin("2001:db8::1") for _ in range(9)]
+        self.assertEqual(statuses, [200] * 9)
+        self.assertEqual(self.signin("2001:0db8:0:0::1"), 429)
+        # Without a usable header the proxy's own address counts.
+        statuses = [self.signin(h) for h in (None, "unknown", "203.0.113.9 203.0.113.10", "", "1.2.3.4.5") * 2]
+        self.assertEqual(statuses, [200] * 10, statuses)
+        self.assertEqual(self.signin(), 429)
+        # Anyone else's header is ignored: 127.0.0.2 is not the proxy.
+        statuses = [self.signin(f"203.0.113.{20 + i}", source="127.0.0.2") for i in range(11)]
+        self.assertEqual(statuses, [200] * 10 + [429])
+
+    def test_proxy_may_open_many_connections(self):
+        # Forty connections at once from the proxy: more than one address may open without it.
+        conns = [socket.create_connection(("127.0.0.1", self.d.port), timeout=10) for _ in range(40)]
+        try:
+            for c in conns:
+                c.sendall(b"GET /api/variants HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            for c in conns:
+                self.assertTrue(c.recv(64).startswith(b"HTTP/1.1 200"))
+        finally:
+            for c in conns:
+                c.close()
 
 
 if __name__ == "__main__":

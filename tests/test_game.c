@@ -35,7 +35,7 @@ static int setup(void **state)
 	if (db_open(f->path, &f->a.db, &de))
 		return -1;
 	f->a.base_url = "http://127.0.0.1:1";
-	if (app_load_keys(&f->a) || game_create(&f->a, "nchess", seats, 2, &f->c, &err))
+	if (app_load_keys(&f->a) || game_create(&f->a, NULL, "nchess", seats, 2, &f->c, &err))
 		return -1;
 	*state = f;
 	return 0;
@@ -96,11 +96,11 @@ static void create_checks_input(void **state)
 	game_seat_in no_name[2] = {{"", NULL}, {"Ben", NULL}};
 	game_seat_in ctrl[2] = {{"A\x01nn", NULL}, {"Ben", NULL}};
 
-	assert_int_equal(game_create(&f->a, "go", one, 1, &c, &err), E_UNKNOWN_VARIANT);
-	assert_int_equal(game_create(&f->a, "nchess", one, 1, &c, &err), E_BAD_REQUEST);
-	assert_int_equal(game_create(&f->a, "nchess", bad_email, 2, &c, &err), E_BAD_REQUEST);
-	assert_int_equal(game_create(&f->a, "nchess", no_name, 2, &c, &err), E_BAD_REQUEST);
-	assert_int_equal(game_create(&f->a, "nchess", ctrl, 2, &c, &err), E_BAD_REQUEST);
+	assert_int_equal(game_create(&f->a, NULL, "go", one, 1, &c, &err), E_UNKNOWN_VARIANT);
+	assert_int_equal(game_create(&f->a, NULL, "nchess", one, 1, &c, &err), E_BAD_REQUEST);
+	assert_int_equal(game_create(&f->a, NULL, "nchess", bad_email, 2, &c, &err), E_BAD_REQUEST);
+	assert_int_equal(game_create(&f->a, NULL, "nchess", no_name, 2, &c, &err), E_BAD_REQUEST);
+	assert_int_equal(game_create(&f->a, NULL, "nchess", ctrl, 2, &c, &err), E_BAD_REQUEST);
 }
 
 static void move_pipeline(void **state)
