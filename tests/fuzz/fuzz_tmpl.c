@@ -1,5 +1,5 @@
 /* fuzz_tmpl.c - the template engine with the fuzz input as the template, rendered with a fixed
- * model full of hostile strings: the raw payload must never reach the output unescaped. */
+ * model full of hostile strings: a value's '<' must never reach the output unescaped. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,22 +11,28 @@
 
 struct tmpl_file tmpl_files[3];
 
-#define MARK "xss_7f3a"
-#define PAYLOAD "<script>" MARK "()</script>"
+/*
+ * Every hostile value carries a tracer byte, U+0001, right after its '<'; no
+ * value starts with it. A '<' followed by the tracer in the output can then
+ * only be a value's '<' left unescaped, whatever the template does around
+ * it (unless the template holds the tracer itself: not checked then).
+ */
+#define TRACER "\x01"
+#define PAYLOAD "<\\u0001script>xss()</script>"
 
 static const char model_text[] =
-	"{\"v\": \"\\\"><" "script>" MARK "()</script>\","
-	" \"x\": \"'><" "script>" MARK "()</script><!--\","
-	" \"u\": \"javascript:<" "script>" MARK "()</script>\","
-	" \"name\": \"</textarea><" "script>" MARK "()</script>\","
-	" \"s\": \"<" "script>" MARK "()</script>\","
+	"{\"v\": \"\\\">" PAYLOAD "\","
+	" \"x\": \"'>" PAYLOAD "<!--\","
+	" \"u\": \"javascript:" PAYLOAD "\","
+	" \"name\": \"</textarea>" PAYLOAD "\","
+	" \"s\": \"" PAYLOAD "\","
 	" \"i\": 42, \"neg\": -1, \"r\": 1.5, \"t\": true, \"f\": false, \"n\": null,"
-	" \"items\": [{\"name\": \"<" "script>" MARK "()</script>\", \"owner\": \"a&b\"},"
-	"            {\"name\": \"}}{{v}}<" "script>" MARK "()</script>\", \"owner\": \"<!--\"}],"
-	" \"xs\": [\"<" "script>" MARK "()</script>\", 1, \"]]>\"],"
-	" \"a\": {\"b\": {\"c\": \"<" "script>" MARK "()</script>\"}, \"x\": \"--><" "script>" MARK "()</script>\"},"
-	" \"kids\": [{\"name\": \"k1<" "script>" MARK "()</script>\", \"kids\": [{\"name\": \"<" "script>" MARK "()</script>\"}]}],"
-	" \"on\": true, \"id\": \"../<" "script>" MARK "()</script>\", \"q\": \"a b&c=<" "script>" MARK "()</script>\"}";
+	" \"items\": [{\"name\": \"" PAYLOAD "\", \"owner\": \"a&b\"},"
+	"            {\"name\": \"}}{{v}}" PAYLOAD "\", \"owner\": \"<!--\"}],"
+	" \"xs\": [\"" PAYLOAD "\", 1, \"]]>\"],"
+	" \"a\": {\"b\": {\"c\": \"" PAYLOAD "\"}, \"x\": \"-->" PAYLOAD "\"},"
+	" \"kids\": [{\"name\": \"k1" PAYLOAD "\", \"kids\": [{\"name\": \"" PAYLOAD "\"}]}],"
+	" \"on\": true, \"id\": \"../" PAYLOAD "\", \"q\": \"a b&c=" PAYLOAD "\"}";
 
 static int contains(const char *s, size_t n, const char *needle)
 {
@@ -61,8 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	out = tmpl_render("fuzz.html", model, &err);
 	if (out) {
-		/* The template itself may contain the marker; only values must never come out raw. */
-		if (!contains(text, size, MARK) && strstr(out, "<script>" MARK))
+		if (!contains(text, size, TRACER) && strstr(out, "<" TRACER))
 			abort();
 		free(out);
 	}
