@@ -15,6 +15,9 @@
 #define LIMIT_SHUTDOWN_GRACE_S       10           /* how long in-flight requests may finish */
 #define LIMIT_MAIL_STOP_GRACE_S      5            /* how long a mail delivery may finish at shutdown */
 
+/* Pages */
+#define LIMIT_PAGE_SIZE              (8 * 1024 * 1024)  /* a rendered page; the largest real ones are ~200 KiB */
+
 /* Games */
 #define LIMIT_MOVE_TEXT              400          /* bytes of a submitted move line */
 #define LIMIT_NAME                   60           /* bytes of a player's name */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "limits.h"
 #include "xalloc.h"
 
 #define MAX_NESTING 64   /* sections inside sections within one template */
@@ -1117,6 +1118,11 @@ static int render_block(struct buf *out, const struct block *b, const struct ctx
 	for (size_t i = 0; i < b->n; i++) {
 		const struct node *n = &b->v[i];
 		json_t *v;
+
+		/* Sections nested over the same list multiply: stop before memory runs out. */
+		if (out->n > LIMIT_PAGE_SIZE)
+			return fail(err, TMPL_E_SIZE, "the page would be larger than %d bytes",
+				    LIMIT_PAGE_SIZE);
 
 		switch (n->kind) {
 		case N_TEXT:

@@ -31,6 +31,7 @@ enum tmpl_status {
 	TMPL_E_SYNTAX = -2,   /* the template is malformed or unsafe to render */
 	TMPL_E_PARTIAL = -3,  /* a {{>partial}} names a missing template */
 	TMPL_E_DEPTH = -4,    /* partials nest too deeply (runaway recursion) */
+	TMPL_E_SIZE = -5,     /* the page would exceed LIMIT_PAGE_SIZE (runaway sections) */
 };
 
 /* Why rendering failed; message names the file and, for syntax, line:col. */

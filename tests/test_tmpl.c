@@ -34,6 +34,9 @@ const struct tmpl_file tmpl_files[] = {
 	T("item.html", "<b>{{name}}</b>"),
 	T("tree.html", "<li>{{name}}{{#kids}}<ul>{{>tree.html}}</ul>{{/kids}}</li>"),
 	T("loop.html", "x{{>loop.html}}"),
+	T("blowup.html", "{{#xs}}{{#xs}}{{#xs}}{{#xs}}{{#xs}}{{#xs}}{{#xs}}"
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+		"{{/xs}}{{/xs}}{{/xs}}{{/xs}}{{/xs}}{{/xs}}{{/xs}}"),
 	T("missing.html", "a\n{{>nope.html}}"),
 	T("notpartial.html", "{{>style.css}}"),
 	T("comment.html", "a{{! a comment with \"quotes\" and <b> }}b<div {{! in a tag }}class=\"c\">"
@@ -312,6 +315,19 @@ static void test_partial_errors(void **state)
 	expect_error("partialattr.html", TMPL_E_SYNTAX, "may only stand in text");
 }
 
+/* Seven sections nested over a list of eight would make 128 MiB: refused at the page limit. */
+static void test_runaway_size(void **state)
+{
+	json_t *data = json_loads("{\"xs\": [1, 2, 3, 4, 5, 6, 7, 8]}", 0, NULL);
+	tmpl_error err = { 0 };
+	(void)state;
+
+	assert_null(tmpl_render("blowup.html", data, &err));
+	assert_int_equal(err.code, TMPL_E_SIZE);
+	assert_non_null(strstr(err.message, "larger than"));
+	json_decref(data);
+}
+
 static void test_comments(void **state)
 {
 	(void)state;
@@ -451,6 +467,7 @@ int main(void)
 		cmocka_unit_test(test_file_get),
 		cmocka_unit_test(test_null_data_and_cache),
 		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_runaway_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, teardown);
