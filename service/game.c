@@ -69,13 +69,6 @@ static int queue_invitations(app *a, game_created *c, db_error *de)
 	return r;
 }
 
-/*
- * Invitations go to whatever addresses a game's creator types in: so that
- * Rookery cannot be used to flood a mailbox, a client address may create only
- * so many games with invitations an hour, and an email address receive only
- * so many. The counts are committed even when the limit is hit, so that
- * hammering does not reset them; the refused game is not created.
- */
 /* Whether seat i's address is one of the seats' before it (a game counts once per address). */
 static int invited_before(const game_seat_in *seats, int i)
 {
@@ -85,6 +78,13 @@ static int invited_before(const game_seat_in *seats, int i)
 	return 0;
 }
 
+/*
+ * Invitations go to whatever addresses a game's creator types in: so that
+ * Rookery cannot be used to flood a mailbox, a client address may create only
+ * so many games with invitations an hour, and an email address receive only
+ * so many. The counts are committed even when the limit is hit, so that
+ * hammering does not reset them; the refused game is not created.
+ */
 static int limit_invitations(app *a, const char *client, const game_seat_in *seats, int nseats,
 			     app_error *err)
 {
