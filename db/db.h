@@ -198,6 +198,63 @@ int db_rate_hit(db *d, const char *key, long long now, int window_s, int limit, 
  */
 int db_backup(db *d, const char *dest, db_error *err);
 
+/* ---- mail consent (db_consent.c) ---- */
+
+enum db_consent { DB_CONSENT_NONE, DB_CONSENT_INVITED, DB_CONSENT_CONFIRMED };
+
+/* What Rookery may send to one email address (compared case-insensitively). */
+typedef struct db_address {
+	long long id;
+	char *email;
+	int consent;       /* enum db_consent: none yet, one invitation sent, the owner acted */
+	int stopped;       /* the owner wants no mail at all */
+	int no_invites;    /* the owner wants no further invitations */
+	long long day;     /* the UTC day day_count counts (unix time / 86400) */
+	int day_count;     /* mails queued to the address that day */
+} db_address;
+
+/* The row of email, created (consent none) when missing. Free with db_address_clear. */
+int db_address_get(db *d, const char *email, db_address *out, db_error *err);
+/* The row of email, or of id, when there is one (DB_E_NOTFOUND), without creating it. */
+int db_address_find(db *d, const char *email, db_address *out, db_error *err);
+int db_address_by_id(db *d, long long id, db_address *out, db_error *err);
+/* Store consent, stopped, no_invites, day and day_count of a. */
+int db_address_save(db *d, const db_address *a, db_error *err);
+void db_address_clear(db_address *a);
+
+/* A mail held back by the daily cap on day: only its game and kind are kept. */
+int db_held_add(db *d, long long address_id, const char *game_id, const char *kind, long long day,
+		db_error *err);
+/* An address with mails held before day, or DB_E_NOTFOUND. */
+int db_held_due(db *d, long long day, long long *address_id, db_error *err);
+/* The held mails of an address, counted by game (game_id NULL for none), and forget them. */
+typedef struct db_held_game {
+	char *game_id;
+	int count;
+} db_held_game;
+int db_held_take(db *d, long long address_id, db_held_game **out, size_t *n, db_error *err);
+void db_held_games_free(db_held_game *v, size_t n);
+
+/*
+ * Reply addresses: each seat has one live at a time, the latest mailed to
+ * it. Issuing one for a mail about the game at ply returns its serial: the
+ * live one when it was issued at the same ply and has not acted, else a new
+ * one, which kills the previous.
+ */
+typedef struct db_reply {
+	int serial;   /* of the latest reply address; 0 when none was ever issued */
+	int ply;      /* the game's ply when it was issued */
+	int used;     /* it has acted already (or none is live) */
+} db_reply;
+int db_reply_issue(db *d, const char *game_id, int seat, int ply, int *serial, db_error *err);
+int db_reply_get(db *d, const char *game_id, int seat, db_reply *out, db_error *err);
+/* Mark the reply address serial of a seat used (or, used 0, not used); no change if it is not the live one. */
+int db_reply_use(db *d, const char *game_id, int seat, int serial, int used, db_error *err);
+
+/* The seat of a seat link that was minted into a mail (not a seat's own token); DB_E_NOTFOUND if none. */
+int db_seat_link_find(db *d, const unsigned char hash[DB_HASH_BYTES], char **game_id, int *seat,
+		      db_error *err);
+
 /* Count of rows in games, for tests and the demo. */
 int db_game_count(db *d, int *count, db_error *err);
 

@@ -1,5 +1,6 @@
 /* api.c - JSON API handlers: unpack strictly, call the game actions, answer with views. */
 #include "api.h"
+#include "consent.h"
 #include "errors.h"
 #include "game.h"
 #include "limits.h"
@@ -17,6 +18,15 @@ char *api_seat_url(app *a, const char *game_id, const char *token)
 static void reply_err(http_request *req, http_response *res, const app_error *err)
 {
 	http_reply_error(req, res, err->code, err->message);
+}
+
+/* A change made with a seat link that came by mail: its owner reads that mail (consent.h). */
+static void owner_acted(http_request *req)
+{
+	const char *h = http_header(req, "Authorization");
+
+	if (h && strlen(h) > 7)
+		consent_token_acted(req->app, h + 7);
 }
 
 void api_variants(http_request *req, http_response *res)
@@ -149,6 +159,7 @@ void api_post_move(http_request *req, http_response *res)
 	if (game_submit_move(req->app, req->params[0], req->auth_seat, (int)json_integer_value(jply),
 			     text, "api", &done, &err))
 		goto out;
+	owner_acted(req);
 	if (game_load(req->app, req->params[0], &g, &err))
 		goto out;
 	json_t *dice = json_array();
@@ -210,6 +221,7 @@ void api_resign(http_request *req, http_response *res)
 	}
 	if (game_resign(req->app, req->params[0], req->auth_seat, "api", &err))
 		return reply_err(req, res, &err);
+	owner_acted(req);
 	reply_state(req, res);
 }
 
@@ -231,6 +243,7 @@ void api_draw(http_request *req, http_response *res)
 	json_decref(body);
 	if (r)
 		return reply_err(req, res, &err);
+	owner_acted(req);
 	reply_state(req, res);
 }
 

@@ -64,7 +64,7 @@ static int queue_invitations(app *a, game_created *c, db_error *de)
 		return 0;
 	if (game_load(a, c->id, &g, &err))
 		return DB_E_IO;
-	r = notify_created(a, &g, c->tokens, de);
+	r = notify_created(a, &g, de);
 	game_loaded_free(&g);
 	return r;
 }
@@ -594,7 +594,7 @@ static int finish_action(app *a, game_loaded *g, int seat, const char *action,
 	if (!r)
 		r = db_game_save_state(a->db, g->rec, &de);
 	if (!r)
-		r = notify_action(a, g, seat, action, &de);
+		r = notify_action(a, g, seat, action, channel, &de);
 	if (!r)
 		r = db_commit(a->db, &de);
 	if (r) {

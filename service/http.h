@@ -10,7 +10,7 @@
 
 #define HTTP_MAX_PARAMS 4
 
-enum http_body { BODY_NONE, BODY_JSON, BODY_FORM };
+enum http_body { BODY_NONE, BODY_JSON, BODY_FORM, BODY_RAW };   /* RAW: the handler reads any body */
 enum http_auth { AUTH_NONE, AUTH_OPTIONAL, AUTH_SEAT };
 
 typedef struct http_request http_request;

@@ -29,5 +29,11 @@
 #define LIMIT_MAIL_SIZE              (256 * 1024) /* an incoming message */
 #define LIMIT_INVITING_GAMES_PER_HOUR 30          /* games with invitations one client address may create */
 #define LIMIT_INVITATIONS_PER_HOUR   20           /* games one email address may be invited to */
+#define LIMIT_MAILS_PER_ADDRESS_DAY  60           /* mails to one address a UTC day; the rest waits for one summary */
+#define LIMIT_REFUSALS_PER_SEAT_HOUR 5            /* answers to mails that could not act, per seat */
+#define LIMIT_REFUSALS_PER_GAME_HOUR 20           /* ... and per game */
+#define LIMIT_REFUSAL_QUOTE_LINES    40           /* lines of a refused mail quoted back to the seat */
+#define LIMIT_SUMMARIES_PER_RUN      100          /* daily summaries of held mails composed at one go */
+#define LIMIT_SEAT_LINK_DAYS         180          /* a seat link sent by mail keeps working this long */
 
 #endif

@@ -18,16 +18,26 @@ typedef struct mail_config {
 #define MAIL_TOKEN_TEXT 48
 
 /*
- * The token of a reply address bound to (game, seat, ply):
- * "<game>-<seat>-<ply>-<mac>", mac = 16 base32 characters of
- * HMAC-SHA256(key, "rookery-reply/v1|<game>|<seat>|<ply>").
+ * The token of a reply address bound to (game, seat, serial), where serial
+ * counts the reply addresses mailed to that seat (only the latest one acts):
+ * "<game>-<seat>-<serial>-<mac>", mac = 16 base32 characters of
+ * HMAC-SHA256(key, "rookery-reply/v1|<game>|<seat>|<serial>").
  */
-void mail_token_make(const unsigned char key[32], const char *game, int seat, int ply,
+void mail_token_make(const unsigned char key[32], const char *game, int seat, int serial,
 		     char out[MAIL_TOKEN_TEXT]);
 
-/* Check a token; on success fill game (at least 33 bytes), seat and ply. Returns 0 or -1. */
+/* Check a token; on success fill game (at least 33 bytes), seat and serial. Returns 0 or -1. */
 int mail_token_check(const unsigned char key[32], const char *token, char *game, size_t game_size,
-		     int *seat, int *ply);
+		     int *seat, int *serial);
+
+/*
+ * The token of an address's unsubscribe link: "<address id>-<mac>", mac =
+ * 16 base32 characters of HMAC-SHA256(key, "rookery-stop/v1|<id>").
+ */
+void mail_stop_token_make(const unsigned char key[32], long long address_id, char out[MAIL_TOKEN_TEXT]);
+
+/* Check an unsubscribe token; 0 with *address_id filled, or -1. */
+int mail_stop_token_check(const unsigned char key[32], const char *token, long long *address_id);
 
 /* The reply address for a token: play+<token>@<domain>. Caller frees. */
 char *mail_reply_address(const mail_config *mc, const char *token);

@@ -117,6 +117,12 @@ char *mail_compose(const mail_config *mc, const mail_out *m)
 		set_id_header(msg, "References", m->references);
 	g_mime_object_set_header(GMIME_OBJECT(msg), "Auto-Submitted", "auto-generated", NULL);
 	g_mime_object_set_header(GMIME_OBJECT(msg), "X-Auto-Response-Suppress", "All", NULL);
+	if (m->unsubscribe_url) {
+		char *v = xasprintf("<%s>", m->unsubscribe_url);
+		g_mime_object_set_header(GMIME_OBJECT(msg), "List-Unsubscribe", v, NULL);
+		g_mime_object_set_header(GMIME_OBJECT(msg), "List-Unsubscribe-Post", "List-Unsubscribe=One-Click", NULL);
+		free(v);
+	}
 
 	body = text_part("plain", m->text);
 	if (m->with_html) {

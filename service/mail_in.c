@@ -1,5 +1,6 @@
 /* mail_in.c - from a reply mail to a game action: find the reply token, read the first line, act or refuse. */
 #include "mail_in.h"
+#include "consent.h"
 #include "game.h"
 #include "limits.h"
 #include "log.h"
@@ -14,8 +15,6 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-
-#define REFUSALS_PER_HOUR 20   /* per sender: a looping autoresponder gets no more answers */
 
 /* The commands a reply may hold instead of a move, and the draw action each means. */
 static const struct {
@@ -63,35 +62,42 @@ static int find_token(const app *a, const mail_incoming *m, const char *recipien
 	return -1;
 }
 
-/* Answer the sender with why, quoting the mail; unless they have had too many answers lately. */
+/*
+ * Tell the seat why its reply address did not act, quoting the mail; unless
+ * the seat or the game has had too many such answers lately (a loop, or
+ * someone replaying an old mail). The answer goes to the seat's own address.
+ */
 static int refuse(app *a, const mail_incoming *m, const char *game_id, int seat, const char *why, char *msg,
 		  size_t size)
 {
 	notify_refusal rf = {
-		.to_addr = m->from, .to_name = m->from_name, .game_id = game_id, .seat = seat,
-		.subject = m->subject, .message_id = m->message_id, .why = why, .original = m->text,
+		.game_id = game_id, .seat = seat, .subject = m->subject, .message_id = m->message_id,
+		.why = why, .original = m->text,
 	};
 	db_error de;
-	char key[300];
-	int allowed = 1, r;
+	char *key_seat = xasprintf("refusal-seat:%s:%d", game_id, seat), *key_game = xasprintf("refusal-game:%s", game_id);
+	int seat_ok = 0, game_ok = 0, r;
+	long long now = (long long)time(NULL);
 
 	snprintf(msg, size, "refused: %s", why);
-	if (!m->from)
-		return MAIL_IN_DATAERR;
-	snprintf(key, sizeof key, "refusal:%s", m->from);
-	if (db_begin(a->db, &de))
-		return MAIL_IN_TEMPFAIL;
-	r = db_rate_hit(a->db, key, (long long)time(NULL), 3600, REFUSALS_PER_HOUR, &allowed, &de);
-	if (!r && allowed)
-		r = notify_refused(a, &rf, &de);
-	if (!r)
-		r = db_commit(a->db, &de);
-	if (r) {
-		db_rollback(a->db);
-		return MAIL_IN_TEMPFAIL;
+	if ((r = db_begin(a->db, &de)) == 0) {
+		r = db_rate_hit(a->db, key_seat, now, 3600, LIMIT_REFUSALS_PER_SEAT_HOUR, &seat_ok, &de);
+		if (!r)
+			r = db_rate_hit(a->db, key_game, now, 3600, LIMIT_REFUSALS_PER_GAME_HOUR, &game_ok, &de);
+		if (!r && seat_ok && game_ok)
+			r = notify_refused(a, &rf, &de);
+		if (!r)
+			r = db_commit(a->db, &de);
+		if (r)
+			db_rollback(a->db);
 	}
-	if (!allowed)
-		snprintf(msg, size, "refused without an answer (too many refusals to %s): %s", m->from, why);
+	free(key_seat);
+	free(key_game);
+	if (r)
+		return MAIL_IN_TEMPFAIL;
+	if (!seat_ok || !game_ok)
+		snprintf(msg, size, "refused without an answer (too many refusals for this %s): %s",
+			 seat_ok ? "game" : "seat", why);
 	return MAIL_IN_OK;
 }
 
@@ -116,10 +122,62 @@ static int act(app *a, const char *game, int seat, int ply, const char *line, ap
 	return r;
 }
 
+/*
+ * Claim the reply address (game, seat, serial) for this mail: it must be the
+ * seat's live one, the latest mailed to it, not used yet; once claimed it acts
+ * no more (mails the action sends carry the next). A mail to it comes from
+ * someone who read the seat's mail, so the seat's address is confirmed
+ * (consent.h). 0 with *ply set to the ply it answers, E_STALE, or a storage
+ * failure (-1).
+ */
+static int check_reply(app *a, const char *game, int seat, int serial, int *ply)
+{
+	db_reply rp;
+	db_game *g = NULL;
+	db_error de;
+	int r;
+
+	if (db_begin(a->db, &de))
+		return -1;
+	r = db_reply_get(a->db, game, seat, &rp, &de);
+	if (r == DB_E_NOTFOUND) {
+		db_rollback(a->db);
+		return E_STALE;
+	}
+	if (!r && (rp.used || rp.serial != serial)) {
+		db_rollback(a->db);
+		return E_STALE;
+	}
+	*ply = rp.ply;
+	if (!r)
+		r = db_reply_use(a->db, game, seat, serial, 1, &de);
+	if (!r)
+		r = db_game_load(a->db, game, &g, &de);
+	if (!r && g->seats[seat].email)
+		r = consent_confirm(a, g->seats[seat].email, &de);
+	if (!r)
+		r = db_commit(a->db, &de);
+	if (r)
+		db_rollback(a->db);
+	db_game_free(g);
+	return r ? -1 : 0;
+}
+
+/* The mail will be delivered again (the server failed): its reply address must still act then. */
+static void release_reply(app *a, const char *game, int seat, int serial)
+{
+	db_error de;
+
+	if (db_begin(a->db, &de) || db_reply_use(a->db, game, seat, serial, 0, &de) || db_commit(a->db, &de)) {
+		db_rollback(a->db);
+		log_event("mail in: game %s: cannot release a reply address: %s", game, de.message);
+	}
+}
+
 static int handle(app *a, const mail_incoming *m, const char *recipient, char *msg, size_t size)
 {
 	char token[MAIL_TOKEN_TEXT], game[LIMIT_GAME_ID + 1], done[RULES_TEXT_MAX + 32], *seen = NULL, now[32];
-	int seat, ply, r;
+	int seat, serial, ply = -1, r;
 	app_error err = {0};
 	db_error de;
 
@@ -137,24 +195,34 @@ static int handle(app *a, const mail_incoming *m, const char *recipient, char *m
 		snprintf(msg, size, "no Rookery reply address (play+...@%s) among the recipients", a->mail->reply_domain);
 		return MAIL_IN_NOUSER;
 	}
-	if (mail_token_check(a->mail_key, token, game, sizeof game, &seat, &ply)) {
+	if (mail_token_check(a->mail_key, token, game, sizeof game, &seat, &serial) || seat < 0 ||
+	    seat >= RULES_MAX_SEATS) {
 		snprintf(msg, size, "the reply address is not one this Rookery gave out");
 		return MAIL_IN_NOUSER;
 	}
-	if (!m->command) {
+	/* The sender's From: proves nothing; the reply address is the credential, and acts once. */
+	r = check_reply(a, game, seat, serial, &ply);
+	if (r == E_STALE) {
+		r = refuse(a, m, game, seat, "it went to an old reply address of your seat: only a reply to the "
+			   "latest mail of the game acts, and only once. This mail has the live one", msg, size);
+	} else if (r) {
+		snprintf(msg, size, "try again later: the server could not read the game");
+		return MAIL_IN_TEMPFAIL;
+	} else if (!m->command) {
 		r = refuse(a, m, game, seat, "no move found: write your move (or resign, offer draw, accept draw, "
 			   "decline draw) on the first line of your reply", msg, size);
 	} else if (act(a, game, seat, ply, m->command, &err, done, sizeof done)) {
 		char why[600];
+		if (err.code == E_INTERNAL || err.code == E_UNAVAILABLE) {
+			release_reply(a, game, seat, serial);
+			snprintf(msg, size, "try again later: %s", err.message);
+			return MAIL_IN_TEMPFAIL;
+		}
 		if (err.code == E_STALE)
 			snprintf(why, sizeof why, "this mail answered an earlier position (%s); reply to the latest "
 				 "mail of the game", err.message);
 		else
 			snprintf(why, sizeof why, "\"%.200s\": %s", m->command, err.message);
-		if (err.code == E_INTERNAL || err.code == E_UNAVAILABLE) {
-			snprintf(msg, size, "try again later: %s", err.message);
-			return MAIL_IN_TEMPFAIL;
-		}
 		r = refuse(a, m, game, seat, why, msg, size);
 	} else {
 		snprintf(msg, size, "game %s: %s", game, done);

@@ -1,4 +1,4 @@
-/* mail_token.c - reply addresses that carry a MAC over (game, seat, ply): no table, no guessing. */
+/* mail_token.c - reply addresses and unsubscribe links that carry a MAC: nothing to guess. */
 #include "mail.h"
 #include "xalloc.h"
 
@@ -11,17 +11,16 @@
 
 #define MAC_CHARS 16   /* 80 bits */
 
-static void mac_text(const unsigned char key[32], const char *game, int seat, int ply,
-		     char out[MAC_CHARS + 1])
+/* The MAC of msg as MAC_CHARS characters of base32. */
+static void mac_text(const unsigned char key[32], const char *msg, char out[MAC_CHARS + 1])
 {
 	static const char b32[] = "abcdefghijklmnopqrstuvwxyz234567";
 	unsigned char mac[crypto_auth_hmacsha256_BYTES];
-	char msg[96];
-	int len = snprintf(msg, sizeof msg, "rookery-reply/v1|%s|%d|%d", game, seat, ply);
+	size_t len = strlen(msg);
 
 	crypto_auth_hmacsha256_state st;
 	crypto_auth_hmacsha256_init(&st, key, 32);
-	crypto_auth_hmacsha256_update(&st, (const unsigned char *)msg, (size_t)len);
+	crypto_auth_hmacsha256_update(&st, (const unsigned char *)msg, len);
 	crypto_auth_hmacsha256_final(&st, mac);
 	/* Five bits a character from the first 10 bytes. */
 	for (int i = 0; i < MAC_CHARS; i++) {
@@ -32,17 +31,26 @@ static void mac_text(const unsigned char key[32], const char *game, int seat, in
 	out[MAC_CHARS] = 0;
 }
 
-void mail_token_make(const unsigned char key[32], const char *game, int seat, int ply,
+static void reply_mac(const unsigned char key[32], const char *game, int seat, int serial,
+		      char out[MAC_CHARS + 1])
+{
+	char msg[96];
+
+	snprintf(msg, sizeof msg, "rookery-reply/v1|%s|%d|%d", game, seat, serial);
+	mac_text(key, msg, out);
+}
+
+void mail_token_make(const unsigned char key[32], const char *game, int seat, int serial,
 		     char out[MAIL_TOKEN_TEXT])
 {
 	char mac[MAC_CHARS + 1];
 
-	mac_text(key, game, seat, ply, mac);
-	snprintf(out, MAIL_TOKEN_TEXT, "%s-%d-%d-%s", game, seat, ply, mac);
+	reply_mac(key, game, seat, serial, mac);
+	snprintf(out, MAIL_TOKEN_TEXT, "%s-%d-%d-%s", game, seat, serial, mac);
 }
 
 int mail_token_check(const unsigned char key[32], const char *token, char *game, size_t game_size,
-		     int *seat, int *ply)
+		     int *seat, int *serial)
 {
 	char copy[MAIL_TOKEN_TEXT], want[MAC_CHARS + 1];
 	char *parts[4], *p, *save = NULL;
@@ -62,8 +70,8 @@ int mail_token_check(const unsigned char key[32], const char *token, char *game,
 			return -1;
 	}
 	*seat = atoi(parts[1]);
-	*ply = atoi(parts[2]);
-	mac_text(key, parts[0], *seat, *ply, want);
+	*serial = atoi(parts[2]);
+	reply_mac(key, parts[0], *seat, *serial, want);
 	if (sodium_memcmp(want, parts[3], MAC_CHARS) != 0)
 		return -1;
 	snprintf(game, game_size, "%s", parts[0]);
@@ -88,4 +96,32 @@ int mail_token_from_address(const mail_config *mc, const char *address, char out
 	memcpy(out, address + 5, len);
 	out[len] = 0;
 	return 0;
+}
+
+static void stop_mac(const unsigned char key[32], long long id, char out[MAC_CHARS + 1])
+{
+	char msg[64];
+
+	snprintf(msg, sizeof msg, "rookery-stop/v1|%lld", id);
+	mac_text(key, msg, out);
+}
+
+void mail_stop_token_make(const unsigned char key[32], long long address_id, char out[MAIL_TOKEN_TEXT])
+{
+	char mac[MAC_CHARS + 1];
+
+	stop_mac(key, address_id, mac);
+	snprintf(out, MAIL_TOKEN_TEXT, "%lld-%s", address_id, mac);
+}
+
+int mail_stop_token_check(const unsigned char key[32], const char *token, long long *address_id)
+{
+	char want[MAC_CHARS + 1];
+	size_t digits = strspn(token, "0123456789");
+
+	if (digits == 0 || digits > 15 || token[digits] != '-' || strlen(token + digits + 1) != MAC_CHARS)
+		return -1;
+	*address_id = atoll(token);
+	stop_mac(key, *address_id, want);
+	return sodium_memcmp(want, token + digits + 1, MAC_CHARS) == 0 ? 0 : -1;
 }

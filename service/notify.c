@@ -1,6 +1,8 @@
 /* notify.c - the texts of the mails, and to whom they go; composed now, sent later by the outbox. */
 #include "notify.h"
 #include "api.h"
+#include "consent.h"
+#include "limits.h"
 #include "mail.h"
 #include "mail_compose.h"
 #include "view.h"
@@ -13,8 +15,6 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-
-#define SEAT_LINK_DAYS 180   /* a seat link sent by mail keeps working this long */
 
 /* The subject every mail of a game shares, so that mail clients thread them. */
 static char *game_subject(const game_loaded *g)
@@ -55,41 +55,90 @@ static char *mint_seat_link(app *a, const char *game, int seat, db_error *err)
 
 	token_new(token);
 	token_hash(token, hash);
-	if (db_seat_link_add(a->db, hash, game, seat, (long long)time(NULL) + SEAT_LINK_DAYS * 86400LL, err))
+	if (db_seat_link_add(a->db, hash, game, seat, (long long)time(NULL) + LIMIT_SEAT_LINK_DAYS * 86400LL, err))
 		return NULL;
 	return api_seat_url(a, game, token);
 }
 
-static int queue(app *a, const char *game, const char *kind, const mail_out *m, db_error *err)
+/*
+ * Queue m to the one address it is for. Every mail says how to stop them, in
+ * its text and as RFC 8058 one-click List-Unsubscribe headers.
+ */
+static int queue(app *a, const char *game, const char *kind, mail_out *m, long long address_id, db_error *err)
 {
-	char now[32], *msg = mail_compose(a->mail, m);
+	char now[32], *stop = consent_stop_url(a, address_id), *msg;
+	char *text = xasprintf("%s\n-- \nRookery writes only about games you play, and to nobody who has not asked.\n"
+			       "To stop all mail from this server, or only further invitations:\n%s\n", m->text, stop);
 	int r;
 
+	m->text = text;
+	m->unsubscribe_url = stop;
+	msg = mail_compose(a->mail, m);
 	app_now(now);
 	r = db_outbox_add(a->db, game, kind, m->to_addr, msg, now, (long long)time(NULL), err);
 	free(msg);
+	free(text);
+	free(stop);
+	return r;
+}
+
+/*
+ * Whether seat's address may have a mail of kind now (see consent_gate): 0
+ * with *ok set, or a storage error. A seat without an address gets nothing.
+ */
+static int seat_may_mail(app *a, const game_loaded *g, int seat, const char *kind, long long *address_id,
+			 int *ok, db_error *err)
+{
+	const char *email = g->rec->seats[seat].email;
+	int verdict = CONSENT_SKIP, r = 0;
+
+	if (email)
+		r = consent_gate(a, email, kind, g->rec->id, (long long)time(NULL), &verdict, address_id, err);
+	*ok = !r && verdict == CONSENT_SEND;
+	return r;
+}
+
+/*
+ * Queue m to seat's own registered address (never anywhere else) with a
+ * fresh reply address: the seat's previous one stops acting. A game that is
+ * over takes no replies.
+ */
+static int queue_to_seat_address(app *a, const game_loaded *g, int seat, const char *kind, mail_out *m,
+				 long long address_id, db_error *err)
+{
+	const db_seat *s = &g->rec->seats[seat];
+	char token[MAIL_TOKEN_TEXT], *reply = NULL;
+	int serial, r;
+
+	if (!g->rec->over) {
+		if ((r = db_reply_issue(a->db, g->rec->id, seat, g->rec->ply, &serial, err)))
+			return r;
+		mail_token_make(a->mail_key, g->rec->id, seat, serial, token);
+		reply = mail_reply_address(a->mail, token);
+	}
+	m->to_name = s->name;
+	m->to_addr = s->email;
+	m->reply_to = reply;
+	r = queue(a, g->rec->id, kind, m, address_id, err);
+	free(reply);
 	return r;
 }
 
 /* Send text to one seat of g, threaded under that seat's invitation. */
 static int queue_to_seat(app *a, const game_loaded *g, int seat, const char *kind, const char *text,
-			 const char *reply_token, int is_root, db_error *err)
+			 long long address_id, int is_root, db_error *err)
 {
-	const db_seat *s = &g->rec->seats[seat];
 	char *subject = game_subject(g), *root = thread_root(a, g->rec->id, seat);
 	char *id = is_root ? xstrdup(root) : new_message_id(a, g->rec->id, kind);
-	char *reply = reply_token ? mail_reply_address(a->mail, reply_token) : NULL;
 	mail_out m = {
-		.to_name = s->name, .to_addr = s->email, .reply_to = reply, .subject = subject,
-		.message_id = id, .in_reply_to = is_root ? NULL : root, .references = is_root ? NULL : root,
-		.text = text, .with_html = 1,
+		.subject = subject, .message_id = id, .in_reply_to = is_root ? NULL : root,
+		.references = is_root ? NULL : root, .text = text, .with_html = 1,
 	};
-	int r = queue(a, g->rec->id, kind, &m, err);
+	int r = queue_to_seat_address(a, g, seat, kind, &m, address_id, err);
 
 	free(subject);
 	free(root);
 	free(id);
-	free(reply);
 	return r;
 }
 
@@ -173,7 +222,8 @@ static void append_position(app *a, const game_loaded *g, int seat, int to_move,
 		example_move(g, seat, example);
 		g_string_append_printf(t, "\nTo move, reply to this mail with your move on the first line, "
 				       "for example:\n\n    %s\n\n"
-				       "You may also reply with one of: resign, offer draw, accept draw, decline draw.\n",
+				       "You may also reply with one of: resign, offer draw, accept draw, decline draw.\n"
+				       "Only a reply to the latest mail of the game acts, and only once.\n",
 				       example);
 	}
 	if (link)
@@ -183,7 +233,7 @@ static void append_position(app *a, const game_loaded *g, int seat, int to_move,
 			       "revealed when the game ends.)\n", g->rec->commitment);
 }
 
-int notify_created(app *a, const game_loaded *g, char tokens[][TOKEN_TEXT], db_error *err)
+int notify_created(app *a, const game_loaded *g, db_error *err)
 {
 	unsigned turn = game_turn_mask(g);
 
@@ -192,23 +242,30 @@ int notify_created(app *a, const game_loaded *g, char tokens[][TOKEN_TEXT], db_e
 	for (int i = 0; i < g->rec->nseats; i++) {
 		const db_seat *s = &g->rec->seats[i];
 		GString *t, *opp;
-		char *link, token[MAIL_TOKEN_TEXT];
-		int to_move = (turn >> i) & 1, r;
+		char *link;
+		long long address;
+		int to_move = (turn >> i) & 1, ok, r;
 
-		if (!s->email)
+		if ((r = seat_may_mail(a, g, i, "invitation", &address, &ok, err)))
+			return r;
+		if (!ok)
 			continue;
+		/* A link of the mail's own, not the seat's token: using it shows the mail was read. */
+		if (!(link = mint_seat_link(a, g->rec->id, i, err)))
+			return err->code;
 		t = g_string_new(NULL);
 		opp = g_string_new(NULL);
-		link = api_seat_url(a, g->rec->id, tokens[i]);
 		g_string_append_printf(t, "Hello %s,\n\nyou are invited to play %s on Rookery, as %s against %s.\n"
 				       "%s\n\nPlay from your mail client by replying to the mails of this game, "
 				       "or in the browser.\n", s->name, g->rules->title, g->rules->seat_names[i],
 				       opponents(g, i, opp), g->rules->summary);
+		g_string_append(t, "\nThis is the only mail Rookery sends you until you answer it: reply to it, "
+				"play a move with your link below, or open the link and press \"Send me mail about "
+				"this game\". If you do nothing, Rookery will not write to you again.\n");
 		g_string_append_printf(t, to_move ? "\nYou move first.\n" :
-				       "\nYou will get a mail whenever it is your move.\n");
+				       "\nOnce you answer, you will get a mail whenever it is your move.\n");
 		append_position(a, g, i, to_move, link, t);
-		mail_token_make(a->mail_key, g->rec->id, i, g->rec->ply, token);
-		r = queue_to_seat(a, g, i, "invitation", t->str, to_move ? token : NULL, 1, err);
+		r = queue_to_seat(a, g, i, "invitation", t->str, address, 1, err);
 		free(link);
 		g_string_free(t, TRUE);
 		g_string_free(opp, TRUE);
@@ -227,9 +284,12 @@ static int notify_over(app *a, const game_loaded *g, db_error *err)
 	for (int i = 0; i < g->rec->nseats; i++) {
 		const db_seat *s = &g->rec->seats[i];
 		GString *t;
-		int r;
+		long long address;
+		int ok, r;
 
-		if (!s->email)
+		if ((r = seat_may_mail(a, g, i, "game_over", &address, &ok, err)))
+			return r;
+		if (!ok)
 			continue;
 		t = g_string_new(NULL);
 		g_string_append_printf(t, "Hello %s,\n\nthe %s game %s is over: %s.\n\nFinal position:\n",
@@ -238,7 +298,7 @@ static int notify_over(app *a, const game_loaded *g, db_error *err)
 		g_string_append_printf(t, "Dice seed (revealed now): %s\nCheck every roll: %s/api/games/%s/dice\n",
 				       seed, a->base_url, g->rec->id);
 		g_string_append(t, "\nThank you for playing.\n");
-		r = queue_to_seat(a, g, i, "game_over", t->str, NULL, 0, err);
+		r = queue_to_seat(a, g, i, "game_over", t->str, address, 0, err);
 		g_string_free(t, TRUE);
 		if (r)
 			return r;
@@ -252,11 +312,16 @@ static int notify_turns(app *a, const game_loaded *g, int mover, const char *wha
 
 	for (int i = 0; i < g->rec->nseats; i++) {
 		const db_seat *s = &g->rec->seats[i];
-		char token[MAIL_TOKEN_TEXT], *link;
+		char *link;
 		GString *t;
-		int r;
+		long long address;
+		int ok, r;
 
-		if (!((turn >> i) & 1) || !s->email)
+		if (!((turn >> i) & 1))
+			continue;
+		if ((r = seat_may_mail(a, g, i, "your_turn", &address, &ok, err)))
+			return r;
+		if (!ok)
 			continue;
 		if (!(link = mint_seat_link(a, g->rec->id, i, err)))
 			return err->code;
@@ -265,14 +330,30 @@ static int notify_turns(app *a, const game_loaded *g, int mover, const char *wha
 				       s->name, g->rec->seats[mover].name, g->rules->seat_names[mover], what,
 				       g->rules->title, g->rec->id, g->rules->seat_names[i]);
 		append_position(a, g, i, 1, link, t);
-		mail_token_make(a->mail_key, g->rec->id, i, g->rec->ply, token);
-		r = queue_to_seat(a, g, i, "your_turn", t->str, token, 0, err);
+		r = queue_to_seat(a, g, i, "your_turn", t->str, address, 0, err);
 		g_string_free(t, TRUE);
 		free(link);
 		if (r)
 			return r;
 	}
 	return 0;
+}
+
+/* A confirmation to the seat that acted by mail: its reply address has acted, here is the next. */
+static int notify_accepted(app *a, const game_loaded *g, int seat, const char *what, db_error *err)
+{
+	long long address;
+	int ok, r;
+
+	if ((r = seat_may_mail(a, g, seat, "accepted", &address, &ok, err)) || !ok)
+		return r;
+	GString *t = g_string_new(NULL);
+	g_string_append_printf(t, "Hello %s,\n\nyour %s in %s game %s is accepted.\n", g->rec->seats[seat].name,
+			       what, g->rules->title, g->rec->id);
+	append_position(a, g, seat, (game_turn_mask(g) >> seat) & 1, NULL, t);
+	r = queue_to_seat(a, g, seat, "accepted", t->str, address, 0, err);
+	g_string_free(t, TRUE);
+	return r;
 }
 
 int notify_moved(app *a, const game_loaded *g, int mover, const char *channel, db_error *err)
@@ -291,21 +372,18 @@ int notify_moved(app *a, const game_loaded *g, int mover, const char *channel, d
 	what = last.secret ? xstrdup("made a hidden move") : *last.note ?
 		xasprintf("played %s (%s)", last.move, last.note) : xasprintf("played %s", last.move);
 	r = notify_turns(a, g, mover, what, err);
-	if (!r && !strcmp(channel, "mail") && g->rec->seats[mover].email) {
-		GString *t = g_string_new(NULL);
-		g_string_append_printf(t, "Hello %s,\n\nyour move %s%s%s%s in %s game %s is accepted.\n",
-				       g->rec->seats[mover].name, last.move, *last.note ? " (" : "", last.note,
-				       *last.note ? ")" : "", g->rules->title, g->rec->id);
-		append_position(a, g, mover, 0, NULL, t);
-		r = queue_to_seat(a, g, mover, "accepted", t->str, NULL, 0, err);
-		g_string_free(t, TRUE);
+	if (!r && !strcmp(channel, "mail")) {
+		char *mine = *last.note ? xasprintf("move %s (%s)", last.move, last.note) : xasprintf("move %s", last.move);
+		r = notify_accepted(a, g, mover, mine, err);
+		free(mine);
 	}
 	free(what);
 	db_move_clear(&last);
 	return r;
 }
 
-int notify_action(app *a, const game_loaded *g, int seat, const char *action, db_error *err)
+int notify_action(app *a, const game_loaded *g, int seat, const char *action, const char *channel,
+		  db_error *err)
 {
 	const char *who = g->rec->seats[seat].name, *side = g->rules->seat_names[seat];
 
@@ -314,15 +392,19 @@ int notify_action(app *a, const game_loaded *g, int seat, const char *action, db
 	if (g->rec->over)
 		return notify_over(a, g, err);
 	for (int i = 0; i < g->rec->nseats; i++) {
-		const db_seat *s = &g->rec->seats[i];
-		char token[MAIL_TOKEN_TEXT];
 		GString *t;
-		int r;
+		long long address;
+		int ok, r;
 
-		if (i == seat || !s->email)
+		if (i == seat)
+			continue;
+		if ((r = seat_may_mail(a, g, i, !strcmp(action, "offer") ? "draw_offer" : "draw_answer", &address,
+				       &ok, err)))
+			return r;
+		if (!ok)
 			continue;
 		t = g_string_new(NULL);
-		g_string_append_printf(t, "Hello %s,\n\n", s->name);
+		g_string_append_printf(t, "Hello %s,\n\n", g->rec->seats[i].name);
 		if (!strcmp(action, "offer"))
 			g_string_append_printf(t, "%s (%s) offers a draw in %s game %s. Reply \"accept draw\" "
 					       "or \"decline draw\" on the first line; a move also declines it.\n",
@@ -338,62 +420,73 @@ int notify_action(app *a, const game_loaded *g, int seat, const char *action, db
 			g_string_append_printf(t, "%s (%s) withdrew the draw offer in %s game %s.\n",
 					       who, side, g->rules->title, g->rec->id);
 		append_position(a, g, i, (game_turn_mask(g) >> i) & 1, NULL, t);
-		mail_token_make(a->mail_key, g->rec->id, i, g->rec->ply, token);
 		r = queue_to_seat(a, g, i, !strcmp(action, "offer") ? "draw_offer" : "draw_answer", t->str,
-				  token, 0, err);
+				  address, 0, err);
 		g_string_free(t, TRUE);
 		if (r)
 			return r;
+	}
+	if (!strcmp(channel, "mail")) {
+		static const char *const said[][2] = {
+			{"offer", "draw offer"}, {"accept", "agreement to the draw"}, {"decline", "refusal of the draw"},
+			{"withdraw", "withdrawal of your draw offer"},
+		};
+		for (size_t k = 0; k < sizeof said / sizeof said[0]; k++)
+			if (!strcmp(action, said[k][0]))
+				return notify_accepted(a, g, seat, said[k][1], err);
 	}
 	return 0;
 }
 
 int notify_refused(app *a, const notify_refusal *rf, db_error *err)
 {
-	GString *t = g_string_new(NULL), *refs = g_string_new(NULL);
-	char *id = new_message_id(a, rf->game_id, "refused"), *reply = NULL;
-	char *subject = rf->subject && *rf->subject ? (strncasecmp(rf->subject, "Re:", 3) ?
-		xasprintf("Re: %s", rf->subject) : xstrdup(rf->subject)) : xstrdup("Re: your mail to Rookery");
+	GString *t, *refs;
+	char *id, *subject;
 	game_loaded g;
 	app_error ae;
-	int r;
+	long long address;
+	int ok, r;
 
-	g_string_append_printf(t, "Hello%s%s,\n\nyour mail could not be acted on: %s\n\nNothing was changed.\n",
-			       rf->to_name ? " " : "", rf->to_name ? rf->to_name : "", rf->why);
-	/* Show the game as it stands now, and where to send the move it waits for. */
-	if (rf->game_id && rf->seat >= 0 && game_load(a, rf->game_id, &g, &ae) == 0) {
-		int to_move = (game_turn_mask(&g) >> rf->seat) & 1;
-		if (to_move) {
-			char token[MAIL_TOKEN_TEXT];
-			mail_token_make(a->mail_key, g.rec->id, rf->seat, g.rec->ply, token);
-			reply = mail_reply_address(a->mail, token);
-			g_string_append(t, "\nIt is your move; reply to this mail with it.\n");
-		} else if (!g.rec->over) {
-			g_string_append(t, "\nIt is not your move now; you will get a mail when it is.\n");
-		} else {
-			g_string_append_printf(t, "\nThe game is over: %s.\n", g.rec->result ? g.rec->result : "");
-		}
-		append_position(a, &g, rf->seat, to_move, NULL, t);
+	if (game_load(a, rf->game_id, &g, &ae))
+		return 0;
+	/* Only the seat's own address hears of it, whoever wrote the mail. */
+	if ((r = seat_may_mail(a, &g, rf->seat, "refused", &address, &ok, err)) || !ok) {
 		game_loaded_free(&g);
+		return r;
 	}
+	t = g_string_new(NULL);
+	refs = g_string_new(NULL);
+	id = new_message_id(a, rf->game_id, "refused");
+	subject = rf->subject && *rf->subject ? (strncasecmp(rf->subject, "Re:", 3) ?
+		xasprintf("Re: %s", rf->subject) : xstrdup(rf->subject)) : xstrdup("Re: your mail to Rookery");
+	g_string_append_printf(t, "Hello %s,\n\na mail to the reply address of your seat could not be acted on: "
+			       "%s\n\nNothing was changed.\n", g.rec->seats[rf->seat].name, rf->why);
+	/* Show the game as it stands now; this mail's reply address is the seat's live one. */
+	int to_move = (game_turn_mask(&g) >> rf->seat) & 1;
+	if (to_move)
+		g_string_append(t, "\nIt is your move; reply to this mail with it.\n");
+	else if (!g.rec->over)
+		g_string_append(t, "\nIt is not your move now; you will get a mail when it is.\n");
+	else
+		g_string_append_printf(t, "\nThe game is over: %s.\n", g.rec->result ? g.rec->result : "");
+	append_position(a, &g, rf->seat, to_move, NULL, t);
 	if (rf->original && *rf->original) {
-		g_string_append(t, "\nYou wrote:\n\n");
-		gchar **lines = g_strsplit(rf->original, "\n", 60);
-		for (int i = 0; lines[i] && i < 40; i++)
+		g_string_append(t, "\nThe mail said:\n\n");
+		gchar **lines = g_strsplit(rf->original, "\n", LIMIT_REFUSAL_QUOTE_LINES + 1);
+		for (int i = 0; lines[i] && i < LIMIT_REFUSAL_QUOTE_LINES; i++)
 			g_string_append_printf(t, "> %s\n", lines[i]);
 		g_strfreev(lines);
 	}
 	if (rf->message_id)
 		g_string_append(refs, rf->message_id);
 	mail_out m = {
-		.to_name = rf->to_name, .to_addr = rf->to_addr, .reply_to = reply, .subject = subject,
-		.message_id = id, .in_reply_to = rf->message_id, .references = refs->len ? refs->str : NULL,
-		.text = t->str,
+		.subject = subject, .message_id = id, .in_reply_to = rf->message_id,
+		.references = refs->len ? refs->str : NULL, .text = t->str,
 	};
-	r = queue(a, rf->game_id, "refused", &m, err);
+	r = queue_to_seat_address(a, &g, rf->seat, "refused", &m, address, err);
+	game_loaded_free(&g);
 	g_string_free(t, TRUE);
 	g_string_free(refs, TRUE);
-	free(reply);
 	free(id);
 	free(subject);
 	return r;
@@ -401,19 +494,80 @@ int notify_refused(app *a, const notify_refusal *rf, db_error *err)
 
 int notify_signin(app *a, const char *address, const char *link, db_error *err)
 {
-	char *id = new_message_id(a, NULL, "signin"), *text;
-	int r;
+	char *id, *text;
+	long long address_id;
+	int verdict, r;
 
 	if (!a->mail)
 		return 0;
+	if ((r = consent_gate(a, address, "signin", NULL, (long long)time(NULL), &verdict, &address_id, err)) ||
+	    verdict != CONSENT_SEND)
+		return r;
+	id = new_message_id(a, NULL, "signin");
 	text = xasprintf("Hello,\n\nsomeone (we hope you) asked for a list of your games at Rookery.\n"
 			 "Open this link within an hour to see them:\n\n%s\n\n"
 			 "If it was not you, ignore this mail: nothing happens without the link.\n", link);
 	mail_out m = {
 		.to_addr = address, .subject = "[Rookery] Your games", .message_id = id, .text = text,
 	};
-	r = queue(a, NULL, "signin", &m, err);
+	r = queue(a, NULL, "signin", &m, address_id, err);
 	free(id);
 	free(text);
 	return r;
+}
+
+int notify_summaries(app *a, long long now, int *sent, db_error *err)
+{
+	long long id;
+	int r = 0;
+
+	*sent = 0;
+	/* A bounded batch a run: the next run takes the rest. */
+	while (*sent < LIMIT_SUMMARIES_PER_RUN && (r = db_held_due(a->db, now / 86400, &id, err)) == 0) {
+		db_address ad = {0};
+		db_held_game *held = NULL;
+		size_t n = 0;
+		long long address_id;
+		int verdict, total = 0;
+
+		if ((r = db_begin(a->db, err)))
+			break;
+		r = db_address_by_id(a->db, id, &ad, err);
+		if (!r)
+			r = db_held_take(a->db, id, &held, &n, err);
+		if (!r)
+			r = consent_gate(a, ad.email, "summary", NULL, now, &verdict, &address_id, err);
+		if (!r && verdict == CONSENT_SEND) {
+			GString *t = g_string_new(NULL);
+			char *mid = new_message_id(a, NULL, "summary");
+			for (size_t i = 0; i < n; i++)
+				total += held[i].count;
+			g_string_append_printf(t, "Hello,\n\nRookery sends at most %d mails a day to one address, so "
+					       "it held back %d mail%s about your games:\n\n", LIMIT_MAILS_PER_ADDRESS_DAY,
+					       total, total == 1 ? "" : "s");
+			for (size_t i = 0; i < n; i++)
+				g_string_append_printf(t, "  %s: %d mail%s (%s/games/%s)\n", held[i].game_id ?
+						       held[i].game_id : "no game", held[i].count,
+						       held[i].count == 1 ? "" : "s", a->base_url,
+						       held[i].game_id ? held[i].game_id : "");
+			g_string_append_printf(t, "\nSee where it is your move, with links to play: %s/me\n", a->base_url);
+			mail_out m = {
+				.to_addr = ad.email, .subject = "[Rookery] Mails held back yesterday",
+				.message_id = mid, .text = t->str,
+			};
+			r = queue(a, NULL, "summary", &m, address_id, err);
+			g_string_free(t, TRUE);
+			free(mid);
+		}
+		if (!r)
+			r = db_commit(a->db, err);
+		if (r)
+			db_rollback(a->db);
+		db_address_clear(&ad);
+		db_held_games_free(held, n);
+		if (r)
+			break;
+		(*sent)++;
+	}
+	return r == DB_E_NOTFOUND ? 0 : r;
 }

@@ -5,8 +5,14 @@
 #include "db.h"
 #include "game.h"
 
-/* A new game: an invitation (with the seat link) to every seat that has an email address. */
-int notify_created(app *a, const game_loaded *g, char tokens[][TOKEN_TEXT], db_error *err);
+/*
+ * Every mail below goes only where consent_gate lets it (consent.h): to a
+ * seat's own registered address, once its owner has acted, within the day's
+ * cap. Each mail to a seat carries the seat's live reply address.
+ */
+
+/* A new game: an invitation (with a seat link of its own) to every seat that has an email address. */
+int notify_created(app *a, const game_loaded *g, db_error *err);
 
 /*
  * After mover's move: your-turn mails to the seats now to move, or game-over
@@ -14,18 +20,25 @@ int notify_created(app *a, const game_loaded *g, char tokens[][TOKEN_TEXT], db_e
  */
 int notify_moved(app *a, const game_loaded *g, int mover, const char *channel, db_error *err);
 
-/* After a side action ("resign", "offer", "accept", "decline", "withdraw") by seat. */
-int notify_action(app *a, const game_loaded *g, int seat, const char *action, db_error *err);
+/*
+ * After a side action ("resign", "offer", "accept", "decline", "withdraw") by
+ * seat: the others are told; when it came by mail, the seat gets a confirmation.
+ */
+int notify_action(app *a, const game_loaded *g, int seat, const char *action, const char *channel,
+		  db_error *err);
 
 /* A sign-in link for "my games", to address. */
 int notify_signin(app *a, const char *address, const char *link, db_error *err);
 
-/* What an incoming mail is answered with when it cannot be acted on. */
+/*
+ * What a mail to a seat's reply address is answered with when it cannot act.
+ * The answer goes to the seat's registered address, never to the mail's
+ * sender (who may be anyone): it shows the game as it stands, with the seat's
+ * live reply address.
+ */
 typedef struct notify_refusal {
-	const char *to_addr, *to_name;  /* the sender of the mail refused */
-	const char *game_id;            /* NULL when no game could be told */
-	int seat;                       /* the seat the mail spoke for, or -1: then the answer shows
-					   the game as it stands, with a reply address for its move */
+	const char *game_id;
+	int seat;
 	const char *subject;            /* of the refused mail, may be NULL */
 	const char *message_id;         /* of the refused mail, may be NULL */
 	const char *why;                /* one sentence */
@@ -33,5 +46,12 @@ typedef struct notify_refusal {
 } notify_refusal;
 
 int notify_refused(app *a, const notify_refusal *r, db_error *err);
+
+/*
+ * The daily summaries: to each address with mails held back by the daily cap
+ * before today, one mail naming their games. Own transactions; *sent counts
+ * the addresses done.
+ */
+int notify_summaries(app *a, long long now, int *sent, db_error *err);
 
 #endif

@@ -2,6 +2,7 @@
 #include "pages.h"
 #include "api.h"
 #include "board.h"
+#include "consent.h"
 #include "errors.h"
 #include "game.h"
 #include "limits.h"
@@ -312,6 +313,12 @@ static void render_game(http_request *req, http_response *res, int status, const
 			"can_withdraw", !g->rec->over && offer == seat,
 			"typed", typed ? typed : ""));
 		json_object_set_new(m, "self_url", json_sprintf("/games/%s?seat=%s", g->rec->id, token));
+		/* Only a reader who came by the seat's mail can ask for more of it. */
+		int mailed = consent_token_mailed(req->app, token, g->rec->id, seat);
+		json_object_set_new(json_object_get(m, "viewer"), "mail_offer", json_boolean(
+			!g->rec->over && mailed && consent_may_offer(req->app, g->rec->seats[seat].email)));
+		json_object_set_new(json_object_get(m, "viewer"), "mail_waits", json_boolean(
+			!g->rec->over && !mailed && consent_may_offer(req->app, g->rec->seats[seat].email)));
 	}
 	page_render(req, res, status, "game.html", m);
 }
@@ -376,6 +383,8 @@ static void form_done(http_request *req, http_response *res, int seat, const cha
 	app_error lerr;
 
 	if (!err->code) {
+		/* A POST through a link that came by mail: its owner reads that mail. */
+		consent_token_acted(req->app, token);
 		char *loc = xasprintf("/games/%s?seat=%s", req->params[0], token);
 		http_redirect(res, loc);
 		free(loc);
@@ -445,6 +454,18 @@ void page_draw(http_request *req, http_response *res)
 	form_done(req, res, seat, token, &err, NULL);
 	free(token);
 	free(action);
+}
+
+void page_mail_me(http_request *req, http_response *res)
+{
+	app_error err = {0};
+	char *token;
+	int seat = form_seat(req, &token, &err);
+
+	if (seat >= 0)
+		consent_request_mail(req->app, token, req->params[0], seat, &err);
+	form_done(req, res, seat, token, &err, NULL);
+	free(token);
 }
 
 void page_rules(http_request *req, http_response *res)

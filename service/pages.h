@@ -10,6 +10,11 @@ void page_game(http_request *req, http_response *res);
 void page_move(http_request *req, http_response *res);
 void page_resign(http_request *req, http_response *res);
 void page_draw(http_request *req, http_response *res);
+/* POST /games/{id}/mail: the seat's owner, by a mailed link, asks for mail about the game. */
+void page_mail_me(http_request *req, http_response *res);
+/* GET /mail/stop/{token}: what mail the address gets, with buttons to stop it; POST does it (or RFC 8058's one click). */
+void page_mail_stop(http_request *req, http_response *res);
+void page_mail_stop_post(http_request *req, http_response *res);
 void page_rules(http_request *req, http_response *res);
 /* The static files served from the binary: /style.css, /play.js, /setup.js, /favicon.svg. */
 void page_asset(http_request *req, http_response *res);

@@ -1,0 +1,106 @@
+/* pages_mail.c - the owner of an address decides what mail it gets: the unsubscribe page and RFC 8058's one click. */
+#include "consent.h"
+#include "errors.h"
+#include "log.h"
+#include "pages.h"
+#include "token.h"
+#include "xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The address of an unsubscribe token, or NULL with err filled. */
+static int stop_address(http_request *req, db_address *ad, app_error *err)
+{
+	long long id;
+	db_error de;
+	int r;
+
+	if (!req->app->mail || mail_stop_token_check(req->app->mail_key, req->params[0], &id))
+		return app_fail(err, E_NOT_FOUND, "this unsubscribe link is not valid");
+	r = db_address_by_id(req->app->db, id, ad, &de);
+	if (r == DB_E_NOTFOUND)
+		return app_fail(err, E_NOT_FOUND, "this unsubscribe link is not valid");
+	if (r)
+		return app_fail(err, E_INTERNAL, "the server could not do this; try again later");
+	return 0;
+}
+
+static void render(http_request *req, http_response *res, const db_address *ad, const char *done)
+{
+	char csrf[FORM_TOKEN_TEXT];
+
+	token_form(req->app->form_key, req->params[0], csrf);
+	page_render(req, res, 200, "mail-stop.html", json_pack("{s:s, s:s, s:s, s:s, s:b, s:b, s:b, s:s?}",
+		"title", "Mail from Rookery", "email", ad->email, "token", req->params[0], "csrf", csrf,
+		"stopped", ad->stopped, "no_invites", ad->no_invites, "paused", ad->stopped || ad->no_invites,
+		"done", done));
+}
+
+/* GET: only shows what the address gets, with buttons; mail scanners follow links. */
+void page_mail_stop(http_request *req, http_response *res)
+{
+	db_address ad;
+	app_error err = {0};
+
+	if (stop_address(req, &ad, &err))
+		return http_reply_error(req, res, err.code, err.message);
+	render(req, res, &ad, NULL);
+	db_address_clear(&ad);
+}
+
+/*
+ * POST: a mail provider's one click (RFC 8058: the body is
+ * "List-Unsubscribe=One-Click", in any form encoding, and the link itself is
+ * the credential) stops all mail; the page's own form says what to do.
+ */
+void page_mail_stop_post(http_request *req, http_response *res)
+{
+	db_address ad = {0};
+	app_error err = {0};
+	db_error de;
+	const char *done = NULL;
+	char *action = NULL, *csrf = NULL;
+
+	if (stop_address(req, &ad, &err))
+		goto out;
+	if (req->body && strstr(req->body, "List-Unsubscribe=One-Click")) {
+		ad.stopped = 1;
+		done = "Done: this server sends no more mail to this address.";
+	} else {
+		action = http_form_field(req, "action");
+		csrf = http_form_field(req, "csrf");
+		if (!page_same_origin(req) || !token_form_ok(req->app->form_key, req->params[0], csrf)) {
+			app_fail(&err, E_FORBIDDEN, "this form was sent from another site or has expired; reload the page");
+			goto out;
+		}
+		if (action && !strcmp(action, "stop")) {
+			ad.stopped = 1;
+			done = "Done: this server sends no more mail to this address.";
+		} else if (action && !strcmp(action, "invitations")) {
+			ad.no_invites = 1;
+			done = "Done: no more invitations to new games; mail about your games goes on.";
+		} else if (action && !strcmp(action, "resume")) {
+			ad.stopped = ad.no_invites = 0;
+			done = "Done: mail about your games goes to this address again.";
+		} else {
+			app_fail(&err, E_BAD_REQUEST, "choose one of the buttons");
+			goto out;
+		}
+	}
+	if (db_begin(req->app->db, &de) || db_address_save(req->app->db, &ad, &de) || db_commit(req->app->db, &de)) {
+		db_rollback(req->app->db);
+		log_event("cannot record a mail preference: %s", de.message);
+		app_fail(&err, E_INTERNAL, "the server could not store this; nothing was changed");
+		goto out;
+	}
+	log_event("mail preference of address %lld: %s", ad.id, ad.stopped ? "no mail" :
+		  ad.no_invites ? "no invitations" : "all mail");
+	render(req, res, &ad, done);
+out:
+	if (err.code)
+		http_reply_error(req, res, err.code, err.message);
+	db_address_clear(&ad);
+	free(action);
+	free(csrf);
+}
