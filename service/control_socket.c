@@ -44,11 +44,13 @@ static void serve_one(void *ctx, int fd)
 	db_error de;
 	int r;
 
+	/* The request is read before the verdict on the peer, so that the refusal reaches a client still writing. */
+	int bad = unix_read_line(fd, line, sizeof line);
 	if (!peer_is_owner(fd)) {
 		dprintf(fd, "%d only the user the daemon runs as may use its control socket\n", CONTROL_FAILED);
 		return;
 	}
-	if (unix_read_line(fd, line, sizeof line) || strncmp(line, "BACKUP /", 8)) {
+	if (bad || strncmp(line, "BACKUP /", 8)) {
 		dprintf(fd, "%d the request was not understood\n", CONTROL_USAGE);
 		return;
 	}
