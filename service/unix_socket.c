@@ -117,7 +117,7 @@ unix_server *unix_server_start(const char *path, mode_t mode, gid_t group, const
 {
 	struct sockaddr_un sa;
 	unix_server *s;
-	int bound = 0;
+	int bound = 0, said = 0, e;
 
 	if (fill_addr(&sa, path)) {
 		fprintf(stderr, "rookery: the %s socket path %s is too long\n", what, path);
@@ -138,13 +138,22 @@ unix_server *unix_server_start(const char *path, mode_t mode, gid_t group, const
 		goto fail;
 	bound = 1;
 	/* The group before the mode: the mode only ever opens the socket to the group meant. */
-	if (group != (gid_t)-1 && chown(path, (uid_t)-1, group))
+	if (group != (gid_t)-1 && lchown(path, (uid_t)-1, group)) {
+		fprintf(stderr, "rookery: cannot give the %s socket %s the group %ld (the daemon's user must be one "
+			"of its members): %s\n", what, path, (long)group, strerror(errno));
+		said = 1;
 		goto fail;
-	if (chmod(path, mode) || listen(s->fd, 16) || pthread_create(&s->thread, NULL, serve, s))
+	}
+	if (chmod(path, mode) || listen(s->fd, 16))
 		goto fail;
+	if ((e = pthread_create(&s->thread, NULL, serve, s))) {
+		errno = e;
+		goto fail;
+	}
 	return s;
 fail:
-	fprintf(stderr, "rookery: cannot listen on the %s socket %s: %s\n", what, path, strerror(errno));
+	if (!said)
+		fprintf(stderr, "rookery: cannot listen on the %s socket %s: %s\n", what, path, strerror(errno));
 	if (bound)
 		unlink(path);
 	if (s->fd >= 0)
