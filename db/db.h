@@ -193,8 +193,12 @@ int db_rate_hit(db *d, const char *key, long long now, int window_s, int limit, 
 /*
  * Copy the whole database, consistently, into a new file at dest with
  * SQLite's online backup (never copy the files of a live database). The
- * copy is written beside dest and renamed into place when complete; an
- * existing dest is refused.
+ * copy is mode 0600, written in a private directory "<dest>.part" made for
+ * this call, and hard-linked to dest when complete, so that nothing there is
+ * ever replaced. Refused (and nothing touched): a dest that exists, even as
+ * a symbolic link (DB_E_CONFLICT, also when it appears meanwhile); an
+ * existing "<dest>.part" (DB_E_CONFLICT); a directory of dest that is itself
+ * a symbolic link (DB_E_IO). Only what this call created is ever removed.
  */
 int db_backup(db *d, const char *dest, db_error *err);
 

@@ -1,19 +1,23 @@
-/* mail_socket.h - the daemon's door for local commands (mail-in, backup): a Unix socket beside the database. */
+/* mail_socket.h - the daemon's door for incoming mail: a Unix socket beside the database that takes mail and nothing else. */
 #ifndef ROOKERY_MAIL_SOCKET_H
 #define ROOKERY_MAIL_SOCKET_H
 
 #include "app.h"
+#include "unix_socket.h"
 
 #include <stddef.h>
-
-typedef struct mail_socket mail_socket;
+#include <sys/types.h>
 
 /* The socket's path for a database path: "<db>.mail.sock". Caller frees. */
 char *mail_socket_path(const char *db_path);
 
-/* Listen on path (replacing a stale socket) and serve in a thread. NULL with a message on failure. */
-mail_socket *mail_socket_start(app *a, const char *path);
-void mail_socket_stop(mail_socket *s);
+/*
+ * Listen on path (replacing a stale socket) and serve in a thread. The
+ * socket is mode 0660, for the MTA's pipe user through the group: group,
+ * or the daemon's own when group is (gid_t)-1. NULL with a message on failure;
+ * stop it with unix_server_stop.
+ */
+unix_server *mail_socket_start(app *a, const char *path, gid_t group);
 
 /*
  * The client side: send message to the daemon at path and wait for its
@@ -22,13 +26,5 @@ void mail_socket_stop(mail_socket *s);
  */
 int mail_socket_send(const char *path, const char *message, size_t len, const char *recipient,
 		     char *msg, size_t msg_size);
-
-/*
- * Ask the daemon at path for an online backup of its database into dest
- * (an absolute path of a file that does not exist yet). Returns 0, 74
- * (EX_IOERR) when the backup failed, or 75 when the daemon is not running;
- * msg holds the daemon's answer.
- */
-int mail_socket_backup(const char *path, const char *dest, char *msg, size_t msg_size);
 
 #endif

@@ -1,6 +1,7 @@
 /* main.c - the rookery command: serve, migrate, --help, --version. */
 #include "api.h"
 #include "app.h"
+#include "control_socket.h"
 #include "db.h"
 #include "game.h"
 #include "http.h"
@@ -19,6 +20,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <getopt.h>
+#include <grp.h>
 #include <signal.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -71,6 +73,8 @@ static const char usage_serve[] =
 	"                    (default localhost)\n"
 	"  --maildir DIR     where mails go without --smtp (default: mail/ beside the database)\n"
 	"  --mail-retry SEC  first retry delay of a failed delivery, doubling each time (default 60)\n"
+	"  --mail-group GRP  the group (name or number) of the mail socket <db>.mail.sock, mode 0660,\n"
+	"                    for the user the MTA's pipe runs as (default: the daemon's group)\n"
 	"  -h, --help        show this help\n";
 
 static const char usage_mail_in[] =
@@ -80,6 +84,8 @@ static const char usage_mail_in[] =
 	"MTA delivers to a pipe. Exit status follows sysexits.h: 0 handled (acted on, or answered\n"
 	"with a refusal mail), 65 unreadable message (bounce), 67 not a Rookery reply address\n"
 	"(bounce), 75 the server is not running (the MTA keeps the mail and retries).\n"
+	"The server's socket <db>.mail.sock (mode 0660) takes mail and nothing else; run this as\n"
+	"a user of its group (see `rookery serve --mail-group`).\n"
 	"\n"
 	"options:\n"
 	"  --db PATH          the database the server uses (default " DEFAULT_DB ")\n"
@@ -91,8 +97,11 @@ static const char usage_backup[] =
 	"usage: rookery backup [options] FILE\n"
 	"\n"
 	"Ask the running `rookery serve` of the database for an online backup into FILE, a new\n"
-	"file (never copy the files of a live database). Exit status: 0 done, 74 the backup failed,\n"
-	"75 the server is not running.\n"
+	"file readable by its owner only (never copy the files of a live database). The request goes\n"
+	"through the server's control socket <db>.control.sock, which only the user the server runs\n"
+	"as may use. FILE must not exist, nor FILE.part, and its directory must not be a symbolic\n"
+	"link. Exit status: 0 done, 74 the backup failed or was refused, 75 the server is not\n"
+	"running, 64 bad usage.\n"
 	"\n"
 	"options:\n"
 	"  --db PATH         the database the server uses (default " DEFAULT_DB ")\n"
@@ -166,6 +175,25 @@ static int parse_port(const char *s, unsigned *port)
 	return 0;
 }
 
+/* A group by name (one that exists) or by number; -1 for anything else. */
+static int parse_group(const char *s, gid_t *gid)
+{
+	const struct group *g = getgrnam(s);
+	char *end;
+	long v;
+
+	if (g) {
+		*gid = g->gr_gid;
+		return 0;
+	}
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < 0 || (gid_t)v == (gid_t)-1 || (long)(gid_t)v != v)
+		return -1;
+	*gid = (gid_t)v;
+	return 0;
+}
+
 static int create_demo(app *a)
 {
 	game_seat_in seats[2] = {{"Ann", NULL}, {"Ben", NULL}};
@@ -201,6 +229,7 @@ static int cmd_serve(int argc, char **argv)
 		{"maildir", required_argument, NULL, 'M'},
 		{"mail-retry", required_argument, NULL, 'Y'},
 		{"proxy", required_argument, NULL, 'P'},
+		{"mail-group", required_argument, NULL, 'G'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -209,8 +238,9 @@ static int cmd_serve(int argc, char **argv)
 	unsigned port = 8080, retry = 60;
 	int demo = 0, c, rc = 1, sig;
 	mail_config mc = {0};
-	mail_socket *msock = NULL;
-	char *sock_path = NULL, proxy[64];
+	unix_server *msock = NULL, *csock = NULL;
+	gid_t mail_group = (gid_t)-1;
+	char *sock_path = NULL, *control_path = NULL, proxy[64];
 	int lock_fd = -1;
 	app a = {.lock = PTHREAD_MUTEX_INITIALIZER};
 	http_server *srv = NULL;
@@ -245,6 +275,12 @@ static int cmd_serve(int argc, char **argv)
 				return 64;
 			}
 			a.proxy = proxy;
+			break;
+		case 'G':
+			if (parse_group(optarg, &mail_group)) {
+				fprintf(stderr, "rookery: --mail-group must be a group name or number, not \"%s\"\n", optarg);
+				return 64;
+			}
 			break;
 		case 'h': fputs(usage_serve, stdout); return 0;
 		default: fputs(usage_serve, stderr); return 64;
@@ -283,6 +319,8 @@ static int cmd_serve(int argc, char **argv)
 	}
 	a.mail = &mc;
 
+	/* Everything the daemon creates holds secrets (dice seeds, keys, tokens): owner-only. */
+	umask(077);
 	/* Signals are taken by sigwait below; block them before any thread starts. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
@@ -305,7 +343,9 @@ static int cmd_serve(int argc, char **argv)
 		goto out;
 	a.outbox = outbox_start(&a, (int)retry);
 	sock_path = mail_socket_path(dbpath);
-	if (!a.outbox || !(msock = mail_socket_start(&a, sock_path)))
+	control_path = control_socket_path(dbpath);
+	if (!a.outbox || !(msock = mail_socket_start(&a, sock_path, mail_group)) ||
+	    !(csock = control_socket_start(&a, control_path)))
 		goto out;
 	srv = http_start(&a, address, port);
 	if (!srv)
@@ -338,7 +378,8 @@ static int cmd_serve(int argc, char **argv)
 	rc = 0;
 out:
 	http_stop(srv, LIMIT_SHUTDOWN_GRACE_S);
-	mail_socket_stop(msock);
+	unix_server_stop(msock);
+	unix_server_stop(csock);
 	if (outbox_stop(a.outbox, LIMIT_MAIL_STOP_GRACE_S)) {
 		/* The worker is stuck in a transfer: keep it off the database for good, and leave
 		 * what it may still read alone; the process ends right after. */
@@ -355,6 +396,7 @@ out:
 		log_event("stopped cleanly");
 	free(a.base_url);
 	free(sock_path);
+	free(control_path);
 	free(mc.smtp_url);
 	free(mc.reply_domain);
 	free(mc.from);
@@ -454,8 +496,8 @@ static int cmd_backup(int argc, char **argv)
 		dest = xasprintf("%s/%s", cwd, argv[optind]);
 	else
 		dest = xstrdup(argv[optind]);
-	path = mail_socket_path(dbpath);
-	code = mail_socket_backup(path, dest, msg, sizeof msg);
+	path = control_socket_path(dbpath);
+	code = control_socket_backup(path, dest, msg, sizeof msg);
 	fprintf(code ? stderr : stdout, "rookery backup: %s%s%s\n", msg, code ? "" : " to ", code ? "" : dest);
 	free(path);
 	free(dest);
@@ -480,6 +522,7 @@ static int cmd_migrate(int argc, char **argv)
 		default: fputs(usage_migrate, stderr); return 64;
 		}
 	}
+	umask(077);   /* as serve: the database is the owner's only */
 	if ((rc = open_db(dbpath, &d)))
 		return rc;
 	printf("%s: schema version %d\n", dbpath, db_schema_version(d));

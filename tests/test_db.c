@@ -1,4 +1,4 @@
-/* test_db.c - storage: migrations, version refusal, games, seats, moves, actions, settings. */
+/* test_db.c - storage: migrations, version refusal, games, seats, moves, actions, settings, backups. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "db.h"
@@ -241,6 +242,88 @@ static void settings(void **state)
 	db_close(d);
 }
 
+/* "<dir>/<name>" in a static buffer of its own per slot. */
+static const char *in(int slot, const char *dir, const char *name)
+{
+	static char buf[8][128];
+	int n = snprintf(buf[slot], sizeof buf[slot], "%s/%s", dir, name);
+	assert_true(n > 0 && (size_t)n < sizeof buf[slot]);
+	return buf[slot];
+}
+
+static int file_is(const char *p, const char *text)
+{
+	char got[64] = "";
+	FILE *f = fopen(p, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(got, 1, sizeof got - 1, f);
+	fclose(f);
+	got[n] = 0;
+	return !strcmp(got, text);
+}
+
+static void backup_is_private_and_touches_only_its_own(void **state)
+{
+	char dir[64] = "/tmp/rookery-test-backup-XXXXXX", link[80];
+	db *d, *copy;
+	db_game g;
+	db_error e;
+	unsigned char hashes[2][DB_HASH_BYTES] = {{1}, {2}};
+	struct stat st;
+	int count;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(db_open(path, &d, &e), 0);
+	sample_game(&g, "g1");
+	assert_int_equal(db_game_insert(d, &g, (const unsigned char (*)[DB_HASH_BYTES])hashes, &e), 0);
+
+	/* 0600 whatever the umask, nothing left beside it, a database of its own. */
+	mode_t old = umask(022);
+	assert_int_equal(db_backup(d, in(0, dir, "copy.db"), &e), 0);
+	umask(old);
+	assert_int_equal(stat(in(0, dir, "copy.db"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(access(in(1, dir, "copy.db.part"), F_OK), -1);
+	assert_int_equal(db_open(in(0, dir, "copy.db"), &copy, &e), 0);
+	assert_int_equal(db_game_count(copy, &count, &e), 0);
+	assert_int_equal(count, 1);
+	db_close(copy);
+
+	/* An existing dest, even a dangling link, is refused and left as it was. */
+	assert_int_equal(db_backup(d, in(0, dir, "copy.db"), &e), DB_E_CONFLICT);
+	assert_int_equal(symlink(in(1, dir, "nowhere.db"), in(2, dir, "link.db")), 0);
+	assert_int_equal(db_backup(d, in(2, dir, "link.db"), &e), DB_E_CONFLICT);
+	assert_int_equal(readlink(in(2, dir, "link.db"), link, sizeof link), (ssize_t)strlen(in(1, dir, "nowhere.db")));
+	assert_int_equal(access(in(1, dir, "nowhere.db"), F_OK), -1);
+
+	/* A "<dest>.part" that this call did not make is neither used nor deleted. */
+	FILE *f = fopen(in(3, dir, "next.db.part"), "w");
+	assert_non_null(f);
+	fputs("theirs", f);
+	fclose(f);
+	assert_int_equal(db_backup(d, in(4, dir, "next.db"), &e), DB_E_CONFLICT);
+	assert_non_null(strstr(e.message, ".part already exists"));
+	assert_true(file_is(in(3, dir, "next.db.part"), "theirs"));
+	assert_int_equal(access(in(4, dir, "next.db"), F_OK), -1);
+
+	/* A directory that is a symbolic link, a missing one, a dest that names no file. */
+	assert_int_equal(symlink(dir, in(5, dir, "trap")), 0);
+	assert_int_equal(db_backup(d, in(6, in(5, dir, "trap"), "x.db"), &e), DB_E_IO);
+	assert_non_null(strstr(e.message, "symbolic link"));
+	assert_int_equal(db_backup(d, in(6, dir, "missing/x.db"), &e), DB_E_IO);
+	assert_int_equal(db_backup(d, in(6, dir, ""), &e), DB_E_IO);
+	assert_int_equal(access(in(7, dir, "x.db"), F_OK), -1);
+
+	db_close(d);
+	unlink(in(0, dir, "copy.db"));
+	unlink(in(2, dir, "link.db"));
+	unlink(in(3, dir, "next.db.part"));
+	unlink(in(5, dir, "trap"));
+	assert_int_equal(rmdir(dir), 0);   /* nothing else was left behind */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +332,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(game_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(rollback_leaves_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(settings, setup, teardown),
+		cmocka_unit_test_setup_teardown(backup_is_private_and_touches_only_its_own, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
