@@ -318,10 +318,10 @@ static void render_game(http_request *req, http_response *res, int status, const
 		/* The seat's client seed form while the dice take one; play.js fills in a random one
 		 * when the seat has none yet (seed_auto). */
 		const char *mine = g->rec->seats[seat].client_seed;
-		json_object_set_new(json_object_get(m, "viewer"), "client_seed", json_string(mine ? mine : ""));
-		json_object_set_new(json_object_get(m, "viewer"), "can_seed", json_boolean(view_client_seeds_open(g)));
-		json_object_set_new(json_object_get(m, "viewer"), "seed_auto",
-				    json_string(view_client_seeds_open(g) && !mine ? "1" : ""));
+		json_t *viewer = json_object_get(m, "viewer");
+		json_object_set_new(viewer, "client_seed", json_string(mine ? mine : ""));
+		json_object_set_new(viewer, "can_seed", json_boolean(view_client_seeds_open(g)));
+		json_object_set_new(viewer, "seed_auto", json_string(view_client_seeds_open(g) && !mine ? "1" : ""));
 		json_object_set_new(m, "self_url", json_sprintf("/games/%s?seat=%s", g->rec->id, token));
 	}
 	page_render(req, res, status, "game.html", m);
