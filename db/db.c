@@ -133,8 +133,8 @@ int db_game_insert(db *d, const db_game *g, const unsigned char token_hashes[][D
 	int r;
 
 	r = dbi_prepare(d, "INSERT INTO games (id, variant, rules_version, options, status, ply, "
-		    "start_position, position, dice_seed, dice_commitment, created_at, updated_at) "
-		    "VALUES (?1, ?2, ?3, ?4, 'running', 0, ?5, ?5, ?6, ?7, ?8, ?8)", &st, err);
+		    "start_position, position, dice_seed, dice_commitment, created_at, updated_at, dice_version) "
+		    "VALUES (?1, ?2, ?3, ?4, 'running', 0, ?5, ?5, ?6, ?7, ?8, ?8, ?9)", &st, err);
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, g->id);
@@ -145,6 +145,7 @@ int db_game_insert(db *d, const db_game *g, const unsigned char token_hashes[][D
 	sqlite3_bind_blob(st, 6, g->seed, DB_SEED_BYTES, SQLITE_TRANSIENT);
 	dbi_bind_text(st, 7, g->commitment);
 	dbi_bind_text(st, 8, g->created_at);
+	sqlite3_bind_int(st, 9, g->dice_version);
 	r = dbi_step_done(d, st, err, "insert game");
 	for (int i = 0; !r && i < g->nseats; i++) {
 		r = dbi_prepare(d, "INSERT INTO seats (game_id, seat, name, email, token_hash) "
@@ -171,7 +172,8 @@ int db_game_load(db *d, const char *id, db_game **out, db_error *err)
 	/* One statement, so one read transaction: the game's row once per seat. */
 	r = dbi_prepare(d, "SELECT g.id, g.variant, g.rules_version, g.options, g.status, g.ply, "
 		    "g.start_position, g.position, g.result, g.ranks, g.draw_offer, g.dice_seed, "
-		    "g.dice_commitment, g.created_at, g.updated_at, g.draw_accepts, s.seat, s.name, s.email "
+		    "g.dice_commitment, g.created_at, g.updated_at, g.draw_accepts, s.seat, s.name, s.email, "
+		    "s.client_seed, g.dice_version, g.dice_rolled "
 		    "FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = ?1 ORDER BY s.seat", &st, err);
 	if (r)
 		return r;
@@ -205,12 +207,15 @@ int db_game_load(db *d, const char *id, db_game **out, db_error *err)
 	g->created_at = dbi_col_text(st, 13);
 	g->updated_at = dbi_col_text(st, 14);
 	g->draw_accepts = (unsigned)sqlite3_column_int(st, 15);
+	g->dice_version = sqlite3_column_int(st, 20);
+	g->dice_rolled = sqlite3_column_int(st, 21);
 	step = SQLITE_ROW;
 	while (step == SQLITE_ROW && sqlite3_column_type(st, 16) != SQLITE_NULL && g->nseats < DB_MAX_SEATS) {
 		db_seat *s = &g->seats[g->nseats++];
 		s->seat = sqlite3_column_int(st, 16);
 		s->name = dbi_col_text(st, 17);
 		s->email = dbi_col_text(st, 18);
+		s->client_seed = dbi_col_text(st, 19);
 		step = sqlite3_step(st);
 	}
 	if (step != SQLITE_ROW && step != SQLITE_DONE)
@@ -241,6 +246,7 @@ void db_game_free(db_game *g)
 	for (int i = 0; i < g->nseats; i++) {
 		free(g->seats[i].name);
 		free(g->seats[i].email);
+		free(g->seats[i].client_seed);
 	}
 	free(g);
 }
@@ -270,6 +276,35 @@ int db_game_save_state(db *d, const db_game *g, db_error *err)
 	if (!r && sqlite3_changes(d->conn) != 1)
 		r = dbi_fail(err, DB_E_NOTFOUND, "no game %s", g->id);
 	return r;
+}
+
+int db_seat_set_client_seed(db *d, const char *game_id, int seat, const char *client_seed,
+			    db_error *err)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	r = dbi_prepare(d, "UPDATE seats SET client_seed = ?3 WHERE game_id = ?1 AND seat = ?2", &st, err);
+	if (r)
+		return r;
+	dbi_bind_text(st, 1, game_id);
+	sqlite3_bind_int(st, 2, seat);
+	dbi_bind_text(st, 3, client_seed);
+	r = dbi_step_done(d, st, err, "set client seed");
+	if (!r && sqlite3_changes(d->conn) != 1)
+		r = dbi_fail(err, DB_E_NOTFOUND, "no seat %d in game %s", seat, game_id);
+	return r;
+}
+
+int db_game_mark_rolled(db *d, const char *game_id, db_error *err)
+{
+	sqlite3_stmt *st;
+	int r = dbi_prepare(d, "UPDATE games SET dice_rolled = 1 WHERE id = ?1", &st, err);
+
+	if (r)
+		return r;
+	dbi_bind_text(st, 1, game_id);
+	return dbi_step_done(d, st, err, "mark dice rolled");
 }
 
 int db_seat_by_token(db *d, const unsigned char hash[DB_HASH_BYTES], char **game_id,

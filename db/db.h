@@ -28,6 +28,7 @@ typedef struct db_seat {
 	int seat;
 	char *name;
 	char *email;     /* NULL when none */
+	char *client_seed;  /* the seat's client seed for the dice, NULL when none */
 } db_seat;
 
 typedef struct db_game {
@@ -45,6 +46,8 @@ typedef struct db_game {
 	unsigned draw_accepts;  /* seats that agreed to the offer, the offerer included */
 	unsigned char seed[DB_SEED_BYTES];
 	char *commitment;
+	int dice_version;       /* the recipe of the game's dice (dice.h) */
+	int dice_rolled;        /* the game has rolled: its client seeds are fixed */
 	char *created_at;
 	char *updated_at;
 	int nseats;
@@ -96,6 +99,13 @@ void db_game_free(db_game *g);
 
 /* Store the mutable state of g: ply, position, over, result, ranks, the draw offer, updated_at. */
 int db_game_save_state(db *d, const db_game *g, db_error *err);
+
+/* Set (or replace) seat's client seed; the caller checks that the game still takes one. */
+int db_seat_set_client_seed(db *d, const char *game_id, int seat, const char *client_seed,
+			    db_error *err);
+
+/* Record that the game has rolled its first die (dice_rolled). */
+int db_game_mark_rolled(db *d, const char *game_id, db_error *err);
 
 /* Find the game and seat a token hash belongs to. *game_id is malloc'd. */
 int db_seat_by_token(db *d, const unsigned char hash[DB_HASH_BYTES], char **game_id,

@@ -6,7 +6,8 @@ usage: verify-dice.py URL-or-FILE
   FILE  a saved copy of that JSON ('-' for standard input)
 
 Checks that SHA-256 of the revealed seed is the commitment published when the
-game began, and that every recorded roll is the one the seed dictates.
+game began, and that every recorded roll is the one the seed (and, for dice of
+version 2, the seats' client seeds) dictates.
 Exit status 0 when everything matches, 1 when something does not, 2 on bad input.
 """
 import hashlib
@@ -16,13 +17,25 @@ import sys
 import urllib.request
 
 
-def roll(seed, game, ply, k, sides):
-    """Roll k of ply: HMAC-SHA256 words, rejection sampling, 1..sides."""
+def roll(seed, game, ply, k, sides, client_seeds=None):
+    """Roll k of ply: HMAC-SHA256 words, rejection sampling, 1..sides.
+
+    Version 1 (client_seeds None): the message is "rookery-dice/v1|game|ply|k".
+    Version 2: "rookery-dice/v2|game|ply|k" and "|<length>:<client seed>" for each
+    seat in seat order (length in bytes, "|0:" for a seat without one).
+    """
     limit = 2**32 - (2**32 % sides)
+    if client_seeds is None:
+        base = f"rookery-dice/v1|{game}|{ply}|{k}".encode()
+    else:
+        base = f"rookery-dice/v2|{game}|{ply}|{k}".encode()
+        for c in client_seeds:
+            c = (c or "").encode()
+            base += b"|%d:" % len(c) + c
     attempt = 0
     while True:
-        msg = f"rookery-dice/v1|{game}|{ply}|{k}" + (f"|{attempt}" if attempt else "")
-        mac = hmac.new(seed, msg.encode(), hashlib.sha256).digest()
+        msg = base + (f"|{attempt}".encode() if attempt else b"")
+        mac = hmac.new(seed, msg, hashlib.sha256).digest()
         for i in range(0, 32, 4):
             word = int.from_bytes(mac[i:i + 4], "big")
             if word < limit:
@@ -48,12 +61,22 @@ def main(argv):
     if not record.get("seed"):
         print("the game is not over: its seed is still secret", file=sys.stderr)
         return 2
+    version = record.get("version", 1)
+    if version not in (1, 2):
+        print(f"dice version {version} is unknown to this script", file=sys.stderr)
+        return 2
+    client_seeds = None
+    if version == 2:
+        client_seeds = [s["client_seed"] for s in record["client_seeds"]]
+        shown = ", ".join(f"{s['seat']} {json.dumps(s['client_seed']) if s['client_seed'] else 'none'}"
+                          for s in record["client_seeds"])
+        print(f"dice version 2, client seeds: {shown}")
     seed = bytes.fromhex(record["seed"])
     ok = hashlib.sha256(seed).hexdigest() == record["commitment"]
     print(f"commitment {'matches' if ok else 'DOES NOT MATCH'} the revealed seed")
     bad = 0
     for r in record["rolls"]:
-        want = roll(seed, record["game"], r["ply"], r["k"], r["sides"])
+        want = roll(seed, record["game"], r["ply"], r["k"], r["sides"], client_seeds)
         if want != r["value"]:
             bad += 1
             print(f"ply {r['ply']} roll {r['k']}: recorded {r['value']}, seed gives {want}")

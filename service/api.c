@@ -225,26 +225,41 @@ void api_resign(http_request *req, http_response *res)
 	reply_state(req, res);
 }
 
-void api_draw(http_request *req, http_response *res)
+/*
+ * A seat's action whose one field, a string, comes in a strict JSON body
+ * ({"<field>": "..."}), answered with the game's new state.
+ */
+static void field_action(http_request *req, http_response *res, const char *field, const char *expected,
+			 int (*act)(app *, const char *, int, const char *, const char *, app_error *))
 {
 	app_error err = {0};
 	json_error_t je;
 	json_t *body;
-	const char *action;
+	const char *value;
 
 	if (http_json_body(req, &body, &err))
 		return reply_err(req, res, &err);
-	if (json_unpack_ex(body, &je, JSON_STRICT, "{s:s}", "action", &action)) {
+	if (json_unpack_ex(body, &je, JSON_STRICT, "{s:s}", field, &value)) {
 		json_decref(body);
-		return http_reply_error(req, res, E_BAD_REQUEST,
-			"expected {\"action\": \"offer\"|\"accept\"|\"decline\"|\"withdraw\"}");
+		return http_reply_error(req, res, E_BAD_REQUEST, expected);
 	}
-	int r = game_draw(req->app, req->params[0], req->auth_seat, action, "api", &err);
+	int r = act(req->app, req->params[0], req->auth_seat, value, "api", &err);
 	json_decref(body);
 	if (r)
 		return reply_err(req, res, &err);
 	owner_acted(req);
 	reply_state(req, res);
+}
+
+void api_draw(http_request *req, http_response *res)
+{
+	field_action(req, res, "action", "expected {\"action\": \"offer\"|\"accept\"|\"decline\"|\"withdraw\"}",
+		     game_draw);
+}
+
+void api_client_seed(http_request *req, http_response *res)
+{
+	field_action(req, res, "client_seed", "expected {\"client_seed\": string}", game_set_client_seed);
 }
 
 void api_get_dice(http_request *req, http_response *res)

@@ -13,6 +13,8 @@ void api_check_move(http_request *req, http_response *res);
 void api_get_moves(http_request *req, http_response *res);
 void api_resign(http_request *req, http_response *res);
 void api_draw(http_request *req, http_response *res);
+/* PUT /api/games/{id}/client-seed: the seat's client seed for the dice, while no die has rolled. */
+void api_client_seed(http_request *req, http_response *res);
 void api_get_dice(http_request *req, http_response *res);
 
 /* The seat link of a token: <base>/games/<id>?seat=<token>. Caller frees. */

@@ -30,6 +30,7 @@ static const struct {
 	[-E_UNAVAILABLE] = {"unavailable", 503},
 	[-E_URI_TOO_LONG] = {"uri_too_long", 414},
 	[-E_RATE_LIMITED] = {"rate_limited", 429},
+	[-E_SEEDS_FIXED] = {"seeds_fixed", 409},
 };
 
 int app_fail(app_error *err, int code, const char *fmt, ...)

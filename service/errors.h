@@ -25,7 +25,8 @@ enum app_code {
 	E_UNAVAILABLE = -19,    /* storage busy or shutting down */
 	E_URI_TOO_LONG = -20,
 	E_RATE_LIMITED = -21,   /* too many requests of this kind lately */
-	E_CODE_COUNT_ = 22
+	E_SEEDS_FIXED = -22,    /* the dice have rolled: client seeds can no longer change */
+	E_CODE_COUNT_ = 23
 };
 
 typedef struct app_error {

@@ -159,6 +159,7 @@ int game_create(app *a, const char *client, const char *variant, const game_seat
 	dice_new_seed(g.seed);
 	dice_commitment(g.seed, commitment);
 	g.commitment = commitment;
+	g.dice_version = DICE_VERSION_CURRENT;
 	g.created_at = g.updated_at = now;
 	g.nseats = nseats;
 	out->nseats = nseats;
@@ -261,7 +262,7 @@ unsigned game_turn_mask(const game_loaded *g)
 	return g->rules->turn(g->pos);
 }
 
-/* Rolls of one move, drawn from the game's committed seed. */
+/* Rolls of one move, drawn from the game's committed seed (and its seats' client seeds). */
 struct roller {
 	const db_game *rec;
 	int ply;
@@ -274,7 +275,15 @@ static int roll_from_seed(void *ctx, int sides, int *value)
 
 	if (sides < 1 || r->done->nrolls >= (int)(sizeof r->done->rolls / sizeof r->done->rolls[0]))
 		return -1;
-	*value = dice_roll(r->rec->seed, r->rec->id, r->ply, r->done->nrolls, (uint32_t)sides);
+	if (r->rec->dice_version >= DICE_V2) {
+		const char *client[DB_MAX_SEATS];
+		for (int i = 0; i < r->rec->nseats; i++)
+			client[i] = r->rec->seats[i].client_seed;
+		*value = dice_roll_v2(r->rec->seed, r->rec->id, client, r->rec->nseats, r->ply,
+				      r->done->nrolls, (uint32_t)sides);
+	} else {
+		*value = dice_roll(r->rec->seed, r->rec->id, r->ply, r->done->nrolls, (uint32_t)sides);
+	}
 	r->done->sides[r->done->nrolls] = sides;
 	r->done->rolls[r->done->nrolls++] = *value;
 	return 0;
@@ -471,6 +480,11 @@ static int store_move(app *a, game_loaded *g, game_move_done *out, const rules_o
 		r = db_moves_reveal(a->db, g->rec->id, &de);
 	if (!r)
 		r = db_game_save_state(a->db, g->rec, &de);
+	/* From the first roll on, the client seeds that made it stay as they are. */
+	if (!r && out->nrolls && !g->rec->dice_rolled) {
+		r = db_game_mark_rolled(a->db, g->rec->id, &de);
+		g->rec->dice_rolled = 1;
+	}
 	if (!r)
 		r = notify_moved(a, g, seat, channel, &de);
 	if (!r)
@@ -716,6 +730,35 @@ int game_draw(app *a, const char *id, int seat, const char *action, const char *
 	return r;
 out:
 	db_rollback(a->db);
+	game_loaded_free(&g);
+	return r;
+}
+
+int game_set_client_seed(app *a, const char *id, int seat, const char *client_seed,
+			 const char *channel, app_error *err)
+{
+	game_loaded g;
+	db_error de;
+	int r;
+
+	r = dice_client_seed_check(client_seed, LIMIT_CLIENT_SEED);
+	if (r)
+		return app_fail(err, r == 1 && client_seed && *client_seed ? E_TOO_LARGE : E_BAD_REQUEST,
+				"a client seed is 1 to %d printable ASCII characters (letters, digits, "
+				"punctuation, spaces)", LIMIT_CLIENT_SEED);
+	if ((r = begin_action(a, id, &g, err)))
+		return r;
+	if (g.rec->dice_version < DICE_V2)
+		r = app_fail(err, E_SEEDS_FIXED, "this game's dice were committed before client seeds existed: "
+			     "they take none");
+	else if (g.rec->dice_rolled)
+		r = app_fail(err, E_SEEDS_FIXED, "the dice have already rolled: client seeds are set before "
+			     "the game's first roll");
+	else if (db_seat_set_client_seed(a->db, id, seat, client_seed, &de) || db_commit(a->db, &de))
+		r = storage_fail(err, &de);
+	db_rollback(a->db);
+	if (!r)
+		log_event("game %s: %s set a client seed via %s", id, g.rules->seat_names[seat], channel);
 	game_loaded_free(&g);
 	return r;
 }

@@ -79,6 +79,14 @@ int game_resign(app *a, const char *id, int seat, const char *channel, app_error
 int game_draw(app *a, const char *id, int seat, const char *action, const char *channel,
 	      app_error *err);
 
+/*
+ * Set or replace seat's client seed for the dice (1 to LIMIT_CLIENT_SEED
+ * printable ASCII characters): only while the game runs and has rolled no
+ * die (E_SEEDS_FIXED after, and for games whose dice take no client seeds).
+ */
+int game_set_client_seed(app *a, const char *id, int seat, const char *client_seed,
+			 const char *channel, app_error *err);
+
 /* Seat names that may act now in a loaded game (bit mask of seats). */
 unsigned game_turn_mask(const game_loaded *g);
 

@@ -24,6 +24,7 @@
 #define LIMIT_EMAIL                  254          /* RFC 5321 path limit */
 #define LIMIT_GAME_ID                32
 #define LIMIT_TOKEN                  64
+#define LIMIT_CLIENT_SEED            64           /* printable ASCII characters of a seat's client seed for the dice */
 
 /* Mail */
 #define LIMIT_MAIL_SIZE              (256 * 1024) /* an incoming message */

@@ -3,6 +3,7 @@
 #include "api.h"
 #include "board.h"
 #include "consent.h"
+#include "dice.h"
 #include "errors.h"
 #include "game.h"
 #include "limits.h"
@@ -294,6 +295,9 @@ static void render_game(http_request *req, http_response *res, int status, const
 	json_object_set_new(m, "setup_editor", json_boolean(!strcmp(g->rules->id, "cyvasse") && first &&
 							   !strncmp(first, "setup ", 6)));
 	json_object_set_new(m, "over", json_boolean(g->rec->over));
+	json_object_set_new(m, "dice_v2", json_boolean(g->rec->dice_version >= DICE_V2));
+	json_object_set_new(m, "seeds_open", json_boolean(view_client_seeds_open(g)));
+	json_object_set_new(m, "seed_limit", json_integer(LIMIT_CLIENT_SEED));
 	if (error)
 		json_object_set_new(m, "error", json_string(error));
 	if (seat >= 0) {
@@ -312,6 +316,13 @@ static void render_game(http_request *req, http_response *res, int status, const
 			"can_answer", !g->rec->over && offer >= 0 && !agreed,
 			"can_withdraw", !g->rec->over && offer == seat,
 			"typed", typed ? typed : ""));
+		/* The seat's client seed form while the dice take one; play.js fills in a random one
+		 * when the seat has none yet (seed_auto). */
+		const char *mine = g->rec->seats[seat].client_seed;
+		json_t *viewer = json_object_get(m, "viewer");
+		json_object_set_new(viewer, "client_seed", json_string(mine ? mine : ""));
+		json_object_set_new(viewer, "can_seed", json_boolean(view_client_seeds_open(g)));
+		json_object_set_new(viewer, "seed_auto", json_string(view_client_seeds_open(g) && !mine ? "1" : ""));
 		json_object_set_new(m, "self_url", json_sprintf("/games/%s?seat=%s", g->rec->id, token));
 		/* Only a reader who came by the seat's mail can ask for more of it. */
 		int mailed = consent_token_mailed(req->app, token, g->rec->id, seat);
@@ -441,19 +452,31 @@ void page_resign(http_request *req, http_response *res)
 	free(confirm);
 }
 
-void page_draw(http_request *req, http_response *res)
+/* A seat's form whose one field goes to a game action: a draw action, a client seed. */
+static void form_action(http_request *req, http_response *res, const char *field,
+			int (*act)(app *, const char *, int, const char *, const char *, app_error *))
 {
 	app_error err = {0};
-	char *token, *action = NULL;
+	char *token, *value = NULL;
 	int seat = form_seat(req, &token, &err);
 
 	if (seat >= 0) {
-		action = http_form_field(req, "action");
-		game_draw(req->app, req->params[0], seat, action, "web", &err);
+		value = http_form_field(req, field);
+		act(req->app, req->params[0], seat, value, "web", &err);
 	}
 	form_done(req, res, seat, token, &err, NULL);
 	free(token);
-	free(action);
+	free(value);
+}
+
+void page_draw(http_request *req, http_response *res)
+{
+	form_action(req, res, "action", game_draw);
+}
+
+void page_client_seed(http_request *req, http_response *res)
+{
+	form_action(req, res, "client_seed", game_set_client_seed);
 }
 
 void page_mail_me(http_request *req, http_response *res)

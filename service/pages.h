@@ -15,6 +15,8 @@ void page_mail_me(http_request *req, http_response *res);
 /* GET /mail/stop/{token}: what mail the address gets, with buttons to stop it; POST does it (or RFC 8058's one click). */
 void page_mail_stop(http_request *req, http_response *res);
 void page_mail_stop_post(http_request *req, http_response *res);
+/* POST /games/{id}/client-seed: the seat's client seed for the dice (field client_seed). */
+void page_client_seed(http_request *req, http_response *res);
 void page_rules(http_request *req, http_response *res);
 /* The static files served from the binary: /style.css, /play.js, /setup.js, /favicon.svg. */
 void page_asset(http_request *req, http_response *res);

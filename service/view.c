@@ -1,6 +1,7 @@
 /* view.c - JSON descriptions of games, shared by the API and the pages. */
 #include "view.h"
 #include "db.h"
+#include "dice.h"
 #include "xalloc.h"
 
 #include <sodium.h>
@@ -335,14 +336,26 @@ static json_t *places(const rules_game *rules, json_t *ranks)
 	return out;
 }
 
+int view_client_seeds_open(const game_loaded *g)
+{
+	return !g->rec->over && g->rec->dice_version >= DICE_V2 && !g->rec->dice_rolled;
+}
+
+/* A seat's client seed as JSON: the string, or null when it has none. */
+static json_t *client_seed(const db_seat *s)
+{
+	return s->client_seed ? json_string(s->client_seed) : json_null();
+}
+
 json_t *view_game(const game_loaded *g, int seat)
 {
 	const db_game *rec = g->rec;
 	json_t *seats = json_array(), *o;
 
 	for (int i = 0; i < rec->nseats; i++)
-		json_array_append_new(seats, json_pack("{s:s, s:s}", "seat",
-			g->rules->seat_names[rec->seats[i].seat], "name", rec->seats[i].name));
+		json_array_append_new(seats, json_pack("{s:s, s:s, s:o}", "seat",
+			g->rules->seat_names[rec->seats[i].seat], "name", rec->seats[i].name,
+			"client_seed", client_seed(&rec->seats[i])));
 	o = json_pack("{s:s, s:s, s:s, s:i, s:s, s:i, s:o, s:o, s:o, s:s, s:o}",
 		"id", rec->id,
 		"variant", rec->variant,
@@ -356,6 +369,8 @@ json_t *view_game(const game_loaded *g, int seat)
 		"dice_commitment", rec->commitment,
 		"draw_offer", rec->draw_offer >= 0 ? json_string(g->rules->seat_names[rec->draw_offer]) : json_null());
 	json_object_set_new(o, "draw_accepted_by", view_seat_list(g->rules, rec->draw_offer >= 0 ? rec->draw_accepts : 0));
+	json_object_set_new(o, "dice_version", json_integer(rec->dice_version));
+	json_object_set_new(o, "client_seeds_open", json_boolean(view_client_seeds_open(g)));
 	if (rec->over) {
 		json_t *ranks = json_loads(rec->ranks ? rec->ranks : "[]", 0, NULL);
 		if (!ranks)
@@ -441,10 +456,21 @@ json_t *view_dice(app *a, const game_loaded *g, app_error *err)
 				"value", json_object_get(roll, "value")));
 	}
 	json_decref(moves);
-	out = json_pack("{s:s, s:s, s:s, s:s, s:o}",
+	json_t *seeds = json_array();
+	for (int i = 0; i < g->rec->nseats; i++)
+		json_array_append_new(seeds, json_pack("{s:s, s:o}", "seat", g->rules->seat_names[i],
+						       "client_seed", client_seed(&g->rec->seats[i])));
+	int v2 = g->rec->dice_version >= DICE_V2;
+	out = json_pack("{s:s, s:i, s:s, s:o, s:s, s:s, s:o}",
 		"game", g->rec->id,
+		"version", v2 ? DICE_V2 : DICE_V1,
 		"commitment", g->rec->commitment,
-		"algorithm", "sha256(seed) = commitment; roll k of ply p = "
+		"client_seeds", seeds,
+		"algorithm", v2 ? "sha256(seed) = commitment; roll k of ply p = HMAC-SHA256(seed, "
+			     "\"rookery-dice/v2|<game>|<p>|<k>\" followed by \"|<n>:<client seed>\" for each seat "
+			     "in seat order, n = the client seed's length in bytes, 0 for none), big-endian 32-bit "
+			     "words, rejection below 2^32 - 2^32 mod sides, value = word mod sides + 1"
+			: "sha256(seed) = commitment; roll k of ply p = "
 			     "HMAC-SHA256(seed, \"rookery-dice/v1|<game>|<p>|<k>\"), big-endian 32-bit words, "
 			     "rejection below 2^32 - 2^32 mod sides, value = word mod sides + 1",
 		"status", g->rec->over ? "over" : "running",

@@ -38,17 +38,21 @@ json_t *view_seat_list(const rules_game *rules, unsigned mask);
 
 /*
  * The public state of a game: id, variant, status, ply, turn, position,
- * result, draw offer, dice commitment, seats (names only). With seat >= 0
+ * result, draw offer, dice commitment, version and whether client seeds are
+ * still open, seats (names and client seeds). With seat >= 0
  * (the viewer holds that seat) also "seat", "legal_moves" (texts) and
  * "legal" (the same moves as view_move_option gives them, then the moves
  * the seat may make at any time, such as alliance declarations).
  */
 json_t *view_game(const game_loaded *g, int seat);
 
+/* Whether the game's seats may still set their client seeds: v2 dice, running, no roll yet. */
+int view_client_seeds_open(const game_loaded *g);
+
 /* The moves of a game as viewer sees them: {"moves": [{"ply", "seat", "move", "note", "at", "dice", "hidden"}...]}. */
 json_t *view_moves(app *a, const game_loaded *g, int viewer, app_error *err);
 
-/* Dice record: commitment, rolls, and the seed once the game is over. */
+/* Dice record: version, commitment, client seeds, rolls, and the seed once the game is over. */
 json_t *view_dice(app *a, const game_loaded *g, app_error *err);
 
 #endif

@@ -217,6 +217,34 @@
 		ui.board.addEventListener('keydown', keydown);
 	}
 
+	/*
+	 * A seat without a client seed for the dice gets a random one on its first visit, sent
+	 * through the page's own form (so the same-origin and form-token checks apply).
+	 */
+	function seedDice() {
+		var form = $('seed-form');
+		if (!form || form.getAttribute('data-auto') !== '1' || !window.crypto || !window.crypto.getRandomValues) return;
+		form.setAttribute('data-auto', '');
+		var bytes = new Uint8Array(16), seed = '', input = form.querySelector('input[name="client_seed"]');
+		window.crypto.getRandomValues(bytes);
+		for (var i = 0; i < bytes.length; i++) seed += (bytes[i] < 16 ? '0' : '') + bytes[i].toString(16);
+		input.value = seed;
+		fetch(form.getAttribute('action'), { method: 'POST', body: new URLSearchParams(new FormData(form)),
+			redirect: 'manual', cache: 'no-store' })
+			.then(function (r) {
+				/* Success answers with a redirect to the seat's page, which is not followed. */
+				if (r.type !== 'opaqueredirect' && !r.ok) throw new Error('refused');
+				var shown = document.querySelector('#client-seeds [data-seat="' + form.getAttribute('data-seat') + '"]');
+				if (!shown) return;
+				var code = document.createElement('code');
+				code.className = 'seed';
+				code.setAttribute('data-seat', form.getAttribute('data-seat'));
+				code.textContent = seed;
+				shown.replaceWith(code);
+			})
+			.catch(function () { if (input.value === seed) input.value = ''; });
+	}
+
 	function init() {
 		ui = {
 			root: $('game'), board: $('board'), picker: $('picker'), hint: $('pick-hint'),
@@ -230,6 +258,7 @@
 		previewed = null;
 		busy = false;
 		if (ui.picker && ui.form && legal.length) enablePicker();
+		seedDice();
 		schedulePoll();
 		document.dispatchEvent(new CustomEvent('rookery:page'));
 	}

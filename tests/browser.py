@@ -14,7 +14,8 @@ other tab by reloading it, and a few times by the page's live updates (no
 navigation: the tab's load count stays, its #game is replaced). No tab may log
 a console error other than the 422 answer to a move the test has refused on
 purpose. Screenshots (start, mid-game, end, phone) are kept as artifacts
-($ROOKERY_ARTIFACTS, else ./screenshots).
+($ROOKERY_ARTIFACTS, else ./screenshots). A seat's first visit must give the seat a
+random client seed for the dice (GET /api/games/{id}), a later visit keep it.
 """
 
 import json
@@ -23,6 +24,7 @@ import random
 import re
 import sys
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
@@ -316,6 +318,46 @@ class BrowserTest(cdp.BrowserTestCase):
             self.assert_over(st, "South wins")
         self.assert_no_console_errors()
         self.report("resign")
+
+    def test_5_client_seed_by_default(self):
+        """A seat's first visit sets a random client seed for the dice (play.js through the seat's
+        own form); a later visit keeps it, a spectator sets none, and the page shows it."""
+        d = self.server.demo
+        gid = re.search(r"/games/(\w+)\?seat=", d["South"][1]).group(1)
+
+        def seeds():
+            with urllib.request.urlopen("%s/api/games/%s" % (self.base, gid)) as r:
+                g = json.load(r)
+            self.assertTrue(g["client_seeds_open"], g)
+            return {s["seat"]: s["client_seed"] for s in g["seats"]}
+
+        self.assertEqual(seeds(), {"South": None, "North": None})
+        self.a.goto("%s/games/%s" % (self.base, gid))
+        self.assertIsNone(self.a.js("document.getElementById('seed-form')"))
+        self.b.goto(d["South"][1])
+        deadline = time.monotonic() + LIVE_TIMEOUT
+        while seeds()["South"] is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        south = seeds()["South"]
+        self.assertRegex(south or "", r"^[0-9a-f]{32}$")
+        self.assertIsNone(seeds()["North"], "only the visited seat gets a seed")
+        # The page shows the seed it set, in the form and in the list of client seeds.
+        self.b.wait_for("!!document.querySelector('#client-seeds code[data-seat=\"South\"]')")
+        self.assertEqual(self.b.js("document.querySelector('#client-seeds code[data-seat=\"South\"]').textContent"), south)
+        self.assertEqual(self.b.js("document.getElementById('client-seed').value"), south)
+        # A second visit keeps the seed; North's first visit sets another one.
+        self.b.goto(d["South"][1])
+        self.assertEqual(self.b.js("document.getElementById('seed-form').getAttribute('data-auto')"), "")
+        self.assertEqual(self.b.js("document.getElementById('client-seed').value"), south)
+        self.a.goto(d["North"][1])
+        deadline = time.monotonic() + LIVE_TIMEOUT
+        while seeds()["North"] is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.assertEqual(seeds()["South"], south)
+        self.assertRegex(seeds()["North"] or "", r"^[0-9a-f]{32}$")
+        self.assertNotEqual(seeds()["North"], south)
+        self.assert_no_console_errors()
+        self.report("client seeds")
 
     # Pieces of the whole game -----------------------------------------
 

@@ -23,12 +23,25 @@ game a West Prince first enters a foreign fortress (promoting to Grand
 Prince), so West is bound instead and then crowns the Grand Prince, ending
 the bond.
 
+Client seeds (issue 14, item 8): all four seats set client seeds after the
+commitment, three through PUT /api/games/{id}/client-seed and one through its
+page's form (bad seeds, a missing form token and a foreign origin refused);
+the game is played past its first roll, after which every seed change is
+409 seeds_fixed, and ended; verify-dice.py checks every roll with the seeds,
+and the rolls differ from those the committed server seed (read from the
+database, as an operator could) gives without them. A game stored before
+client seeds keeps dice version 1, takes none, and verifies by that recipe.
+
 Python standard library only.
 """
+import hashlib
+import html
+import importlib.util
 import json
 import os
 import random
 import re
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -154,7 +167,8 @@ def spec_walls():
     return out
 
 
-class CivilWarGame(blackbox.DaemonCase):
+class CivilWarPlay:
+    """What the Civil War tests share: games, moves, and ending a game. Needs self.d (a Daemon)."""
 
     def new_game(self):
         r = self.d.post("/api/games", {"variant": VARIANT, "seats": [{"name": n} for n in NAMES]})
@@ -169,6 +183,81 @@ class CivilWarGame(blackbox.DaemonCase):
         r = self.d.move(gid, token, text, ply)
         self.assertEqual(r.status, status, (text, ply, r))
         return r.json()
+
+    def classify(self, army, pos, legal):
+        """The attacks among the legal moves, those of them that need a roll, and forward Pawn steps."""
+        attacks, rolled, forward = [], [], []
+        for text in legal:
+            e = ECHO.match(text)
+            if not e:
+                continue
+            if e["sep"] == "x" or e["cap"]:
+                self.assertEqual(owner(pos, e["fr"]), army, text)
+                self.assertNotEqual(owner(pos, e["to"]), army, text)
+                attacks.append(text)
+                if not e["cap"] and VALUES[e["piece"]] <= VALUES[cell(pos["board"], e["to"])]:
+                    rolled.append(text)
+            elif e["piece"] == "P":
+                same = 0 if army in ("South", "North") else 1     # the file, or the rank, stays
+                if (e["fr"][0], e["fr"][1:])[same] == (e["to"][0], e["to"][1:])[same]:
+                    forward.append(text)
+        return attacks, rolled, forward
+
+    def play_for_rolls(self, gid, tokens, rnd, rolls):
+        """Play, preferring attacks that need a roll, until the game has rolled `rolls` dice in all."""
+        for _ in range(MAX_PLIES):
+            rec = self.d.get(f"/api/games/{gid}/dice").json()
+            g = self.d.game(gid)
+            if len(rec["rolls"]) >= rolls or g["status"] != "running":
+                return rec["rolls"]
+            mover = g["turn"][0]
+            v = self.d.game(gid, tokens[mover])
+            army = v["legal_moves"][0].split(": ", 1)[0]
+            army = next(s for s in SEATS if s[0] == army)
+            attacks, rolled, forward = self.classify(army, v["position"], v["legal_moves"])
+            choice = rolled or attacks or (forward if rnd.random() < 0.8 else []) or v["legal_moves"]
+            self.send(gid, tokens[mover], rnd.choice(choice).split(": ", 1)[1], v["ply"])
+        self.fail(f"fewer than {rolls} rolls in {MAX_PLIES} plies")
+
+    def resign_to_end(self, gid, tokens, rnd):
+        """End the game by resignations (spec 7: the resigner's army leaves the board; the game
+        ends when the end condition holds, else play goes on). Returns the game and the resigners."""
+        g = self.d.game(gid)
+        resigned = []
+        while g["status"] == "running" and len(resigned) < 4:
+            out = [n for n in g["position"]["notes"] if n.startswith("Out: ")]
+            live = [x for x in SEATS if not out or x not in out[0]]
+            seat = live[rnd.randrange(len(live))]
+            r = self.d.post(f"/api/games/{gid}/resign", {}, token=tokens[seat])
+            self.assertEqual(r.status, 200, r)
+            resigned.append(seat)
+            g = self.d.game(gid)
+            if g["status"] == "running":
+                self.assertTrue(any(n.startswith("Out: ") and seat in n for n in g["position"]["notes"]),
+                                g["position"]["notes"])
+        self.assertEqual(g["status"], "over", g["position"]["notes"])
+        return g, resigned
+
+    def verify_dice(self, record):
+        """scripts/verify-dice.py run on a saved copy of a dice record."""
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(record, f)
+        try:
+            return subprocess.run([sys.executable, blackbox.VERIFY_DICE, f.name], capture_output=True,
+                                  text=True, timeout=60)
+        finally:
+            os.unlink(f.name)
+
+    def server_seed(self, gid):
+        """The secret seed of a game as the operator can read it from the database."""
+        conn = sqlite3.connect(f"file:{self.d.db}?mode=ro", uri=True)
+        try:
+            return conn.execute("SELECT dice_seed FROM games WHERE id = ?", (gid,)).fetchone()[0]
+        finally:
+            conn.close()
+
+
+class CivilWarGame(CivilWarPlay, blackbox.DaemonCase):
 
     # ---- the game page (spec 2) ----
 
@@ -304,6 +393,122 @@ class CivilWarGame(blackbox.DaemonCase):
         self.assertEqual(g["turn"], [], g)
         self.assertTrue(g["position"]["notes"][0].startswith("Game over: "), g["position"]["notes"])
 
+    # ---- client seeds: dice the operator cannot steer (issue 14, item 8) ----
+
+    def put_seed(self, gid, token, body):
+        return self.d.request("PUT", f"/api/games/{gid}/client-seed", body, token=token)
+
+    def test_client_seeds(self):
+        """All four seats set client seeds after the commitment (one through its page's form);
+        the rolls depend on them, so the seed the server committed to alone foretells nothing;
+        after the first roll the seeds are fixed; verify-dice.py checks every roll with them."""
+        rnd = random.Random(SEED + 3)
+        gid, tokens = self.new_game()
+        other_gid, other_tokens = self.new_game()
+        g = self.d.game(gid)
+        self.assertEqual((g["dice_version"], g["client_seeds_open"]), (2, True))
+        self.assertEqual([s["client_seed"] for s in g["seats"]], [None] * 4)
+        # What an operator knows when the commitment is published: the server seed itself.
+        server_seed = self.server_seed(gid)
+        self.assertEqual(hashlib.sha256(server_seed).hexdigest(), g["dice_commitment"])
+
+        # Bad seeds and bad requests are refused and change nothing.
+        limit = blackbox.LIMITS["LIMIT_CLIENT_SEED"]
+        for body, status, code in (
+                ({"client_seed": ""}, 400, "bad_request"),
+                ({"client_seed": "x" * (limit + 1)}, 413, "too_large"),
+                ({"client_seed": "caf\u00e9"}, 400, "bad_request"),
+                ({"client_seed": "tab\there"}, 400, "bad_request"),
+                ({"client_seed": "line\n"}, 400, "bad_request"),
+                ({"client_seed": 7}, 400, "bad_request"),
+                ({"seed": "x"}, 400, "bad_request"),
+                ({"client_seed": "x", "extra": 1}, 400, "bad_request")):
+            with self.subTest(body=body):
+                msg = self.assertError(self.put_seed(gid, tokens["South"], body), status, code)
+                if list(body) == ["client_seed"] and isinstance(body["client_seed"], str):
+                    self.assertIn(f"1 to {limit} printable ASCII characters", msg)
+        self.assertError(self.put_seed(gid, None, {"client_seed": "x"}), 401, "unauthorized")
+        self.assertError(self.put_seed(gid, other_tokens["South"], {"client_seed": "x"}), 401, "unauthorized")
+        self.assertEqual([s["client_seed"] for s in self.d.game(gid)["seats"]], [None] * 4)
+
+        # South, West and North through the API (South replaces its first seed), East through
+        # its page's form.
+        seeds = {"South": "south's lucky seed", "West": "w", "North": "N0rth ~!@#$%^&*()|1:", "East": "e" * limit}
+        r = self.put_seed(gid, tokens["South"], {"client_seed": "a first try"})
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(r.json()["seats"][0]["client_seed"], "a first try")
+        for seat in ("South", "West", "North"):
+            r = self.put_seed(gid, tokens[seat], {"client_seed": seeds[seat]})
+            self.assertEqual(r.status, 200, r)
+            self.assertEqual(r.json()["seat"], seat)
+        form = f"/games/{gid}/client-seed"
+        page = self.d.get(f"/games/{gid}?seat={tokens['East']}").text
+        fields = blackbox.hidden_fields(page, form)
+        self.assertEqual(set(fields), {"seat", "csrf"})
+        self.assertEqual(self.d.post_form(form, {"seat": tokens["East"], "client_seed": "no form token"}).status, 403)
+        self.assertEqual(self.d.post_form(form, dict(fields, client_seed="cross-site"),
+                                          origin="http://evil.example").status, 403)
+        r = self.d.post_form(form, dict(fields, client_seed=seeds["East"]))
+        self.assertEqual(r.status, 303, r)
+        self.assertEqual(r.header("Location"), f"/games/{gid}?seat={tokens['East']}")
+        g = self.d.game(gid)
+        self.assertEqual([s["client_seed"] for s in g["seats"]], [seeds[s] for s in SEATS])
+        self.assertTrue(g["client_seeds_open"])
+        # Everyone sees them: the public page shows the commitment and every client seed.
+        page = self.d.get(f"/games/{gid}").text
+        self.assertIn(g["dice_commitment"], page)
+        self.assertNotIn('id="seed-form"', page)
+        page = html.unescape(page)
+        for seat in SEATS:
+            self.assertIn(f'<code class="seed" data-seat="{seat}">{seeds[seat]}</code>', page)
+
+        # A move that rolls nothing leaves the seeds open: West replaces its seed after one.
+        self.send(gid, tokens["South"], "Pa4-a5", 0)
+        seeds["West"] = "west, after the first move"
+        self.assertEqual(self.put_seed(gid, tokens["West"], {"client_seed": seeds["West"]}).status, 200)
+
+        # Play to the first roll: from then on the seeds are fixed, by the API and by the form.
+        self.play_for_rolls(gid, tokens, rnd, 1)
+        for seat in SEATS:
+            self.assertError(self.put_seed(gid, tokens[seat], {"client_seed": "too late"}), 409, "seeds_fixed",
+                             "already rolled")
+        r = self.d.post_form(form, dict(fields, client_seed="too late"))
+        self.assertEqual(r.status, 409, r)
+        self.assertIn("the dice have already rolled", r.text)
+        g = self.d.game(gid)
+        self.assertFalse(g["client_seeds_open"])
+        self.assertEqual([s["client_seed"] for s in g["seats"]], [seeds[s] for s in SEATS])
+        self.assertNotIn('id="seed-form"', self.d.get(f"/games/{gid}?seat={tokens['East']}").text)
+
+        # More rolls, then the end; the record carries the seeds and verify-dice.py checks every roll.
+        rolls = self.play_for_rolls(gid, tokens, rnd, 8)
+        self.assertGreaterEqual(len(rolls), 8)
+        self.resign_to_end(gid, tokens, rnd)
+        rec = self.d.get(f"/api/games/{gid}/dice").json()
+        self.assertEqual(rec["version"], 2)
+        self.assertEqual(rec["client_seeds"], [{"seat": s, "client_seed": seeds[s]} for s in SEATS])
+        self.assertEqual(bytes.fromhex(rec["seed"]), server_seed)
+        self.assertEqual(rec["rolls"][:len(rolls)], rolls)
+        p = self.verify_dice(rec)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("dice version 2, client seeds: South \"south's lucky seed\"", p.stdout)
+        self.assertIn(f"{len(rec['rolls'])} rolls checked, 0 wrong", p.stdout)
+
+        # The operator's foresight: the rolls the committed seed gives by itself (the old recipe,
+        # or the new one without client seeds) are not the rolls that were made.
+        vd = load_verify_dice()
+        values = [r["value"] for r in rec["rolls"]]
+        key = [(r["ply"], r["k"], r["sides"]) for r in rec["rolls"]]
+        self.assertEqual(values, [vd.roll(server_seed, gid, p_, k, n, [seeds[s] for s in SEATS]) for p_, k, n in key])
+        self.assertNotEqual(values, [vd.roll(server_seed, gid, p_, k, n) for p_, k, n in key])
+        self.assertNotEqual(values, [vd.roll(server_seed, gid, p_, k, n, [None] * 4) for p_, k, n in key])
+        # A record with another client seed, or read as the old recipe, fails.
+        bad = json.loads(json.dumps(rec))
+        bad["client_seeds"][3]["client_seed"] = "e" * (limit - 1)
+        self.assertEqual(self.verify_dice(bad).returncode, 1)
+        self.assertEqual(self.verify_dice(dict(rec, version=1)).returncode, 1)
+        print(f"\nclient seeds: {len(rec['rolls'])} rolls verified", file=sys.stderr)
+
     # ---- the adaptive game ----
 
     def test_adaptive_game(self):
@@ -341,21 +546,7 @@ class CivilWarGame(blackbox.DaemonCase):
             pos, board = v["position"], v["position"]["board"]
             for text in legal:
                 self.assertTrue(text.startswith(army[0] + ": "), (army, text))
-            attacks, rolled, forward = [], [], []
-            for text in legal:
-                e = ECHO.match(text)
-                if not e:
-                    continue
-                if e["sep"] == "x" or e["cap"]:
-                    self.assertEqual(owner(pos, e["fr"]), army, text)
-                    self.assertNotEqual(owner(pos, e["to"]), army, text)
-                    attacks.append(text)
-                    if not e["cap"] and VALUES[e["piece"]] <= VALUES[cell(board, e["to"])]:
-                        rolled.append(text)
-                elif e["piece"] == "P":
-                    same = 0 if army in ("South", "North") else 1     # the file, or the rank, stays
-                    if (e["fr"][0], e["fr"][1:])[same] == (e["to"][0], e["to"][1:])[same]:
-                        forward.append(text)
+            attacks, rolled, forward = self.classify(army, pos, legal)
             need = {"success", "draw", "failure"} - set(seen)
             if rolled and (need or rnd.random() < 0.5):
                 text = rnd.choice(rolled)
@@ -403,21 +594,7 @@ class CivilWarGame(blackbox.DaemonCase):
         g = self.d.game(gid)
         self.assertEqual(rec["commitment"], g["dice_commitment"])
 
-        # End the game by resignations (spec 7: the resigner's army leaves the board; the
-        # game ends when the end condition holds, else play goes on).
-        resigned = []
-        while g["status"] == "running" and len(resigned) < 4:
-            out = [n for n in g["position"]["notes"] if n.startswith("Out: ")]
-            live = [x for x in SEATS if not out or x not in out[0]]
-            seat = live[rnd.randrange(len(live))]
-            r = self.d.post(f"/api/games/{gid}/resign", {}, token=tokens[seat])
-            self.assertEqual(r.status, 200, r)
-            resigned.append(seat)
-            g = self.d.game(gid)
-            if g["status"] == "running":
-                self.assertTrue(any(n.startswith("Out: ") and seat in n for n in g["position"]["notes"]),
-                                g["position"]["notes"])
-        self.assertEqual(g["status"], "over", g["position"]["notes"])
+        g, resigned = self.resign_to_end(gid, tokens, rnd)
         self.assertTrue(g["result"], g)
         self.assertEqual(g["turn"], [], g)
         ranks = dict(zip(SEATS, g["result"]["ranks"]))
@@ -425,14 +602,8 @@ class CivilWarGame(blackbox.DaemonCase):
             self.assertEqual(ranks[seat], max(ranks.values()), g["result"])
         rec = self.d.get(f"/api/games/{gid}/dice").json()
         self.assertIsNotNone(rec["seed"])
-        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-            json.dump(rec, f)
-        try:
-            p = subprocess.run([sys.executable, blackbox.VERIFY_DICE, f.name], capture_output=True, text=True,
-                               timeout=60)
-            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        finally:
-            os.unlink(f.name)
+        p = self.verify_dice(rec)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         out = [m["move"] + " (" + m["note"] + ")" for m in moves if " is out" in m["note"]]
         
         print(f"\nadaptive play: {plies} plies; bands {seen}; Kings lost {kings_lost}; outs {out}; resigned {resigned}; result {g['result']['summary']}",
@@ -676,6 +847,43 @@ class CivilWarGame(blackbox.DaemonCase):
                 seat = g["turn"][0]
                 v = self.d.game(gid, tokens[seat])
                 self.send(gid, tokens[seat], v["legal_moves"][0].split(": ", 1)[1], v["ply"])
+
+
+def load_verify_dice():
+    """scripts/verify-dice.py as a module, for its roll()."""
+    spec = importlib.util.spec_from_file_location("verify_dice", blackbox.VERIFY_DICE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class LegacyDice(CivilWarPlay, blackbox.DaemonCase):
+    """A game stored before client seeds existed keeps dice version 1 and takes no client seed."""
+
+    def test_games_stored_before_keep_v1(self):
+        rnd = random.Random(SEED + 4)
+        gid, tokens = self.new_game()
+        # As the migration leaves a game stored before it.
+        self.d.stop()
+        conn = sqlite3.connect(self.d.db)
+        with conn:
+            conn.execute("UPDATE games SET dice_version = 1 WHERE id = ?", (gid,))
+        conn.close()
+        self.d.start()
+        g = self.d.game(gid)
+        self.assertEqual((g["dice_version"], g["client_seeds_open"]), (1, False))
+        self.assertError(self.d.request("PUT", f"/api/games/{gid}/client-seed", {"client_seed": "x"},
+                                        token=tokens["South"]), 409, "seeds_fixed", "take none")
+        self.assertNotIn('id="seed-form"', self.d.get(f"/games/{gid}?seat={tokens['South']}").text)
+        self.play_for_rolls(gid, tokens, rnd, 4)
+        self.resign_to_end(gid, tokens, rnd)
+        rec = self.d.get(f"/api/games/{gid}/dice").json()
+        self.assertEqual(rec["version"], 1)
+        self.assertIn("rookery-dice/v1|", rec["algorithm"])
+        p = self.verify_dice(rec)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn(f"{len(rec['rolls'])} rolls checked, 0 wrong", p.stdout)
+        self.assertEqual(self.verify_dice(dict(rec, version=2)).returncode, 1)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-/* test_db.c - storage: migrations, version refusal, games, seats, moves, actions, settings, backups. */
+/* test_db.c - storage: migrations, version refusal, games, seats, moves, actions, settings, backups, client seeds. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "migrations.h"
 
 static char path[64];
 
@@ -52,8 +53,8 @@ static void sample_game(db_game *g, const char *id)
 	g->commitment = "c0ffee";
 	g->created_at = g->updated_at = "2026-11-22T00:00:00Z";
 	g->nseats = 2;
-	g->seats[0] = (db_seat){0, "Ann", "ann@example.org"};
-	g->seats[1] = (db_seat){1, "Ben", NULL};
+	g->seats[0] = (db_seat){0, "Ann", "ann@example.org", NULL};
+	g->seats[1] = (db_seat){1, "Ben", NULL, NULL};
 }
 
 static void migrates_and_sets_wal(void **state)
@@ -322,6 +323,61 @@ static void backup_is_private_and_touches_only_its_own(void **state)
 	unlink(in(3, dir, "next.db.part"));
 	unlink(in(5, dir, "trap"));
 	assert_int_equal(rmdir(dir), 0);   /* nothing else was left behind */
+/* The migration to client seeds keeps the games stored before it on dice version 1. */
+static void client_seeds_and_dice_version(void **state)
+{
+	unsigned char hashes[2][DB_HASH_BYTES];
+	sqlite3 *raw;
+	db_game g, *back;
+	db_error e;
+	db *d;
+	int i;
+	(void)state;
+
+	/* A database as the migrations before 0006_client_seeds.sql left it, with one game. */
+	assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
+	for (i = 0; db_migrations[i].name && strcmp(db_migrations[i].name, "0006_client_seeds.sql"); i++) {
+		char *sql = strndup(db_migrations[i].data, db_migrations[i].len);
+		assert_int_equal(sqlite3_exec(raw, sql, NULL, NULL, NULL), SQLITE_OK);
+		free(sql);
+	}
+	assert_non_null(db_migrations[i].name);
+	char sql[64];
+	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", i);
+	assert_int_equal(sqlite3_exec(raw, sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(raw, "INSERT INTO games (id, variant, rules_version, status, start_position, "
+				      "position, dice_seed, dice_commitment, created_at, updated_at) VALUES ('old', "
+				      "'civil-war', 1, 'running', 'p', 'p', x'00', 'c', 't', 't'); INSERT INTO seats "
+				      "(game_id, seat, name, token_hash) VALUES ('old', 0, 'Ann', x'01')",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(raw);
+
+	assert_int_equal(db_open(path, &d, &e), 0);
+	assert_int_equal(db_schema_version(d), db_schema_version_supported());
+	assert_int_equal(db_game_load(d, "old", &back, &e), 0);
+	assert_int_equal(back->dice_version, 1);
+	assert_int_equal(back->dice_rolled, 0);
+	assert_null(back->seats[0].client_seed);
+	db_game_free(back);
+
+	/* A new game keeps the version it is inserted with; seeds and the first roll are stored. */
+	memset(hashes[0], 1, DB_HASH_BYTES);
+	memset(hashes[1], 2, DB_HASH_BYTES);
+	sample_game(&g, "new");
+	g.dice_version = 2;
+	assert_int_equal(db_begin(d, &e), 0);
+	assert_int_equal(db_game_insert(d, &g, (const unsigned char (*)[DB_HASH_BYTES])hashes, &e), 0);
+	assert_int_equal(db_seat_set_client_seed(d, "new", 1, "lucky 7", &e), 0);
+	assert_int_equal(db_seat_set_client_seed(d, "new", 2, "no such seat", &e), DB_E_NOTFOUND);
+	assert_int_equal(db_game_mark_rolled(d, "new", &e), 0);
+	assert_int_equal(db_commit(d, &e), 0);
+	assert_int_equal(db_game_load(d, "new", &back, &e), 0);
+	assert_int_equal(back->dice_version, 2);
+	assert_int_equal(back->dice_rolled, 1);
+	assert_null(back->seats[0].client_seed);
+	assert_string_equal(back->seats[1].client_seed, "lucky 7");
+	db_game_free(back);
+	db_close(d);
 }
 
 int main(void)
@@ -333,6 +389,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(rollback_leaves_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(settings, setup, teardown),
 		cmocka_unit_test_setup_teardown(backup_is_private_and_touches_only_its_own, setup, teardown),
+		cmocka_unit_test_setup_teardown(client_seeds_and_dice_version, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
