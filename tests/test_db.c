@@ -323,6 +323,8 @@ static void backup_is_private_and_touches_only_its_own(void **state)
 	unlink(in(3, dir, "next.db.part"));
 	unlink(in(5, dir, "trap"));
 	assert_int_equal(rmdir(dir), 0);   /* nothing else was left behind */
+}
+
 /* The migration to client seeds keeps the games stored before it on dice version 1. */
 static void client_seeds_and_dice_version(void **state)
 {
