@@ -11,6 +11,9 @@ build) report no AddressSanitizer, LeakSanitizer or UBSan error.
 
 Python standard library only.
 """
+import email
+import email.policy
+import glob
 import hashlib
 import html.parser
 import http.client
@@ -59,6 +62,8 @@ LIMIT_EMAIL = LIMITS["LIMIT_EMAIL"]
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
 CANONICAL_MOVE = re.compile(r"^[CNMGASOcnmgaso] [1-9] [1-9] [1-9] [1-9]( [46])?( / [cnmgasoCNMGASO] [1-9] [1-9])*$")
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
+# The seat link a mail carries (the invitation's and each your-move mail's own, not the creator's).
+SEAT_LINK_IN_MAIL = re.compile(r"\(this link is yours alone\):\n(\S+)\n")
 
 # The start position of Nchess, as the API's position.board shows it.
 START_BOARD = [
@@ -266,6 +271,55 @@ class Daemon:
             ply = first_ply + i
             r = self.move(gid, tokens[seats[ply % 2]], m, ply)
             assert r.status == 201, (ply, m, r)
+
+    # ---- mail ----
+
+    def ask_for_mail(self, gid, link):
+        """What a seat's owner does so that Rookery mails them about game gid (after the
+        invitation it sends nothing until the owner acts): open the seat link that came by mail
+        and press "Send me mail about this game" (POST /games/{gid}/mail with the page's form
+        token). link is that mailed seat link or its token; returns the answer to the POST."""
+        token = link.split("seat=", 1)[-1]
+        self.secrets.add(token)
+        page = self.get(f"/games/{gid}?seat={token}")
+        assert page.status == 200, page
+        form = re.search(r'<form method="post" action="/games/%s/mail"[^>]*>(.*?)</form>' % re.escape(gid),
+                         page.text, re.S)
+        assert form, "the seat page offers no 'Send me mail about this game' form:\n" + page.text[-3000:]
+        fields = {k: html.unescape(v) for k, v in
+                  re.findall(r'<input type="hidden" name="(seat|csrf)" value="([^"]*)"', form.group(1))}
+        assert set(fields) == {"seat", "csrf"}, form.group(0)
+        return self.post_form(f"/games/{gid}/mail", fields, origin=self.base)
+
+    def maildir_mails(self, maildir=None):
+        """The mails written to the maildir (by default the one beside the database), parsed, by file name."""
+        out = []
+        for path in sorted(glob.glob(os.path.join(maildir or os.path.join(os.path.dirname(self.db), "mail"),
+                                                  "new", "*"))):
+            with open(path, "rb") as f:
+                out.append(email.message_from_bytes(f.read(), policy=email.policy.default))
+        return out
+
+    def invitation(self, gid, address, timeout=20):
+        """The invitation to game gid mailed to address, from the maildir (waits for it)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for m in self.maildir_mails():
+                if (m["To"].addresses[0].addr_spec.lower() == address.lower()
+                        and m["Message-ID"].startswith(f"<{gid}.") and ".invite@" in m["Message-ID"]):
+                    return m
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no invitation to {gid} for {address} in the maildir")
+            time.sleep(0.1)
+
+    def confirm_by_invitation(self, gid, address):
+        """The owner of address opens the seat link of their invitation to gid (from the maildir)
+        and asks for mail (ask_for_mail): from now on Rookery may mail that address."""
+        link = SEAT_LINK_IN_MAIL.search(self.invitation(gid, address).get_body(("plain",)).get_content())
+        assert link, f"no seat link in the invitation to {gid} for {address}"
+        r = self.ask_for_mail(gid, link.group(1))
+        assert r.status == 303, r
+        return r
 
     def snapshot(self):
         """Every row of every table, read through a read-only connection."""

@@ -138,6 +138,8 @@ class SecrecyTests(CyvasseCase):
         B, W = tok["Black"], tok["White"]
         viewers = {"public": None, "Black": B}
         invitation = self.wait_mails(gid, "bea@players.test", 1)
+        # Bea asks for mail through her invitation's link: her your-move mail is checked below.
+        d.confirm_by_invitation(gid, "bea@players.test")
         before = {k: self.observe(gid, t) for k, t in viewers.items()}
         errors_before = [d.move(gid, B, m, 0).body for m in BAD_FOR_BLACK]
         for e in errors_before:

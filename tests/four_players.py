@@ -574,24 +574,42 @@ class MailTests(FourPlayerCase):
         self.assertEqual(r.status, 201, r)
         gid = r.json()["id"]
         self.d.secrets.update(s["token"] for s in r.json()["seats"])
-        # Every seat is invited; only North's invitation asks for a move.
+        # Every seat is invited, each invitation with the seat's first reply address; only
+        # North's asks for a move. The others ask for mail through their invitation's link (North's
+        # reply by mail counts as asking).
         for seat in SEATS:
             inv = self.wait_for_mail(emails[seat], lambda m: "invited" in m.get_body(("plain",)).get_content(),
                                      "invitation")
-            self.assertEqual(inv["Reply-To"] is not None, seat == "North", seat)
+            self.assertIn(f"-{SEATS.index(seat)}-1-", str(inv["Reply-To"]), seat)
+            self.assertEqual("You move first." in inv.get_body(("plain",)).get_content(), seat == "North", seat)
+            if seat != "North":
+                self.d.confirm_by_invitation(gid, emails[seat])
         # The first eight plies of the script, each sent by replying to the mail that asked for it.
+        # serial: of each seat's latest reply address; each mail at a new ply, or after the seat's
+        # address acted, carries the next one.
+        serial = {seat: 1 for seat in SEATS}
+        replies_to = lambda seat, n: lambda m: f"+{gid}-{SEATS.index(seat)}-{n}-" in str(m["Reply-To"])
         for ply, (seat, text, canon, _note) in enumerate(SCRIPT[:8]):
-            ask = self.wait_for_mail(emails[seat], lambda m: m["Reply-To"] and f"-{SEATS.index(seat)}-{ply}-"
-                                     in m["Reply-To"], f"ply {ply} your-move")
+            if ply:
+                serial[seat] += 1
+            ask = self.wait_for_mail(emails[seat], replies_to(seat, serial[seat]), f"ply {ply} your-move")
             self.reply(ask, emails[seat], text)
-            ok = self.wait_for_mail(emails[seat], lambda m: f"your move {canon} " in
-                                    m.get_body(("plain",)).get_content(), f"ply {ply} accepted")
+            serial[seat] += 1
+            ok = self.wait_for_mail(emails[seat], replies_to(seat, serial[seat]), f"ply {ply} accepted")
+            self.assertIn(f"your move {canon} ", ok.get_body(("plain",)).get_content())
             self.assertIn("is accepted", ok.get_body(("plain",)).get_content())
         moves = self.d.get(f"/api/games/{gid}/moves").json()["moves"]
         self.assertEqual([m["move"] for m in moves], [c for _s, _t, c, _n in SCRIPT[:8]])
-        # North is to move again; East resigns by mail (out of turn is fine for resigning).
-        ask = self.wait_for_mail(emails["East"], lambda m: m["Reply-To"] and "-1-5-" in m["Reply-To"], "old your-move")
-        self.reply(ask, emails["East"], "resign")
+        # North is to move again. A reply to East's old your-move mail resigns nothing: only the
+        # address of its latest mail acts.
+        old = self.wait_for_mail(emails["East"], replies_to("East", serial["East"] - 1), "old your-move")
+        self.reply(old, emails["East"], "resign")
+        self.assertEqual(self.d.game(gid)["status"], "running")
+        refused = self.wait_for_mail(emails["East"], lambda m: "could not be acted on" in
+                                     m.get_body(("plain",)).get_content(), "refusal")
+        self.assertIn("old reply address", refused.get_body(("plain",)).get_content())
+        # East resigns by mail, out of turn, answering its latest mail.
+        self.reply(refused, emails["East"], "resign")
         for seat in SEATS:
             over = self.wait_for_mail(emails[seat], lambda m: "is over" in m.get_body(("plain",)).get_content(),
                                       "game over")

@@ -246,6 +246,19 @@ class HtmlValidTests(blackbox.DaemonCase):
             self.get_page(f"{title} game over, public", f"/games/{gid}")
             self.get_page(f"{title} game over, {seats[0]}'s seat", links[seats[0]][1])
 
+        # The one invitation the address got (Rookery mails it nothing else until its owner acts):
+        # the seat page its link opens offers "Send me mail about this game"; the owner presses it.
+        # And the page that every mail's List-Unsubscribe link opens.
+        [inv] = [m for m in d.maildir_mails() if ".invite@" in m["Message-ID"]]
+        gid = inv["Message-ID"][1:].split(".")[0]
+        link = urllib.parse.urlsplit(blackbox.SEAT_LINK_IN_MAIL.search(inv.get_body(("plain",)).get_content()).group(1))
+        self.token_names[link.query.split("seat=")[1]] = "invitation's seat link"
+        page = self.get_page("game, seat page opened by the invitation's link", link.path + "?" + link.query)
+        self.assertIn(f'action="/games/{gid}/mail"', page)
+        self.assertEqual(d.ask_for_mail(gid, link.query).status, 303)
+        self.get_page("mail settings of an address (List-Unsubscribe)",
+                      urllib.parse.urlsplit(str(inv["List-Unsubscribe"]).strip("<>")).path)
+
         # My games: the form, its answers, the sign-in link from the mail, the list.
         self.get_page("my games", "/me")
         self.post_page("my games, bad address", "/me", {"email": "not an address"}, 400)

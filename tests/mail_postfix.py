@@ -17,7 +17,8 @@ port only. Its routing:
       nobody's group with --mail-group, as docs/operations.md sets it up, and
       the test opens the directories above it to everyone.
   players.test (virtual_mailbox_domains, virtual(8)): ann@ and ben@ have
-      maildirs under TMP/mail that the test reads.
+      maildirs under TMP/mail that the test reads, and so has mallory@, who
+      answers Ann's mails and must never hear from Rookery.
   rookery@ and postmaster@rook.test: aliased to sink@players.test, so that a
       bounce of Rookery's own mail shows up too (the test fails on any bounce).
   anything else: the error transport; nothing leaves the machine.
@@ -71,6 +72,7 @@ MAX_PLIES = 120        # then resign by mail instead (the General-capture prefer
 MOVE_SEED = 9          # the choice among legal moves: with it the game ends by a General capture at ply 51,
                        # after a release (the same every run: no die decides anything in these moves)
 
+# play+<game>-<seat>-<serial>-<mac>: serial counts the reply addresses mailed to the seat; only the latest acts.
 REPLY_ADDRESS = re.compile(r"^play\+([a-z0-9]+)-([0-9]+)-([0-9]+)-([a-z2-7]{16})@" + re.escape(REPLY_DOMAIN) + r"$")
 
 
@@ -176,7 +178,7 @@ postlog   unix-dgram n  -       n       -       1       postlogd
                    f"MAILER-DAEMON: postmaster\n")
         virtual = (f"rookery@{REPLY_DOMAIN} sink@{PLAYER_DOMAIN}\n"
                    f"postmaster@{REPLY_DOMAIN} sink@{PLAYER_DOMAIN}\n")
-        vmailbox = "".join(f"{who}@{PLAYER_DOMAIN} {who}/\n" for who in ("ann", "ben", "sink"))
+        vmailbox = "".join(f"{who}@{PLAYER_DOMAIN} {who}/\n" for who in ("ann", "ben", "sink", "mallory"))
         for name, text in (("main.cf", main_cf), ("master.cf", master_cf), ("aliases", aliases),
                            ("virtual", virtual), ("vmailbox", vmailbox)):
             with open(os.path.join(self.conf, name), "w", encoding="ascii") as f:
@@ -275,7 +277,7 @@ class Mail:
         self.token = None
         m = REPLY_ADDRESS.match(self.reply_to)
         if m:
-            self.token = (m.group(1), int(m.group(2)), int(m.group(3)))   # game, seat, ply
+            self.token = (m.group(1), int(m.group(2)), int(m.group(3)))   # game, seat, serial
 
     def __repr__(self):
         return f"<mail {os.path.basename(self.path)} {self.subject!r} reply-to {self.reply_to!r}>\n{self.text[:1500]}"
@@ -310,6 +312,8 @@ class Maildir:
 
 class MailCase(unittest.TestCase):
     """One Postfix and one rookery daemon for all the tests of the class."""
+
+    ben_asked = False      # Ben has asked for mail (the button of his invitation's seat page)
 
     @classmethod
     def setUpClass(cls):
@@ -347,6 +351,7 @@ class MailCase(unittest.TestCase):
             cls.boxes = {seat: Maildir(os.path.join(cls.postfix.mail, ADDRESS[seat].split("@")[0]), seat)
                          for seat in ADDRESS}
             cls.sink = Maildir(os.path.join(cls.postfix.mail, "sink"), "sink")
+            cls.mallory = Maildir(os.path.join(cls.postfix.mail, "mallory"), "mallory")
         except BaseException:
             cls.shutdown(check=False)
             raise
@@ -425,8 +430,10 @@ class MailCase(unittest.TestCase):
                           + self.diagnostics())
             time.sleep(POLL)
 
-    def reply(self, seat, original, first_line, message_id=None):
-        """Answer original from seat's address with swaks through Postfix, the way a mail client does."""
+    def reply(self, seat, original, first_line, message_id=None, sender=None):
+        """Answer original from seat's address (or sender's) with swaks through Postfix, the way a
+        mail client does."""
+        sender = sender or (NAME[seat], ADDRESS[seat])
         self.assertTrue(original.reply_to, f"nothing to reply to: {original!r}")
         message_id = message_id or f"{time.time_ns()}.{random.getrandbits(32):08x}@{PLAYER_DOMAIN}"
         date = original.msg.get("Date") or "a day"
@@ -434,8 +441,8 @@ class MailCase(unittest.TestCase):
         body = f"{first_line}\n\nOn {date}, Rookery <rookery@{REPLY_DOMAIN}> wrote:\n{quoted}\n"
         subject = original.subject if original.subject.startswith("Re:") else "Re: " + original.subject
         cmd = [SWAKS, "--server", "127.0.0.1", "--port", str(self.smtp_port), "--helo", PLAYER_DOMAIN,
-               "--from", ADDRESS[seat], "--to", original.reply_to,
-               "--header", f"From: {NAME[seat]} <{ADDRESS[seat]}>",
+               "--from", sender[1], "--to", original.reply_to,
+               "--header", f"From: {sender[0]} <{sender[1]}>",
                "--header", f"To: Rookery <{original.reply_to}>",
                "--header", f"Subject: {subject}",
                "--header", f"Message-Id: <{message_id}>",
@@ -455,10 +462,14 @@ class MailCase(unittest.TestCase):
         root = f"{gid}.{SEAT_INDEX[seat]}.invite@{REPLY_DOMAIN}"
         if m.message_id != root:
             self.assertEqual((m.msg.get("In-Reply-To") or "").strip(), f"<{root}>", m)
+        # How to stop them (RFC 8058 one click), as the player's mailbox got it.
+        self.assertRegex(m.msg.get("List-Unsubscribe") or "", r"^<" + re.escape(self.d.base) +
+                         r"/mail/stop/[0-9]+-[a-z2-7]{16}>$", m)
+        self.assertEqual(m.msg.get("List-Unsubscribe-Post"), "List-Unsubscribe=One-Click", m)
 
-    def asks_for(self, gid, seat, ply):
-        """A predicate: a mail whose Reply-To is seat's reply address for ply of gid."""
-        return lambda m: m.token == (gid, SEAT_INDEX[seat], ply)
+    def asks_for(self, gid, seat, serial):
+        """A predicate: a mail whose Reply-To is seat's reply address number serial of gid."""
+        return lambda m: m.token == (gid, SEAT_INDEX[seat], serial)
 
     def new_game(self):
         gid, tokens, _ = self.d.create_game(("Ann", "Ben"), (ADDRESS["South"], ADDRESS["North"]))
@@ -468,9 +479,23 @@ class MailCase(unittest.TestCase):
             self.check_game_mail(m, gid, seat)
             self.assertEqual(m.message_id, f"{gid}.{SEAT_INDEX[seat]}.invite@{REPLY_DOMAIN}")
             self.assertIn(f"you are invited to play Nchess on Rookery, as {seat}", m.text)
-        self.assertEqual(ann.token, (gid, 0, 0), ann)
-        self.assertEqual(ben.reply_to, "", "North does not move first: nothing to reply to")
-        self.assertIn("You will get a mail whenever it is your move.", ben.text)
+        # Each seat's invitation carries its first reply address, to move or not.
+        self.assertEqual(ann.token, (gid, 0, 1), ann)
+        self.assertEqual(ben.token, (gid, 1, 1), ben)
+        self.assertIn("Once you answer, you will get a mail whenever it is your move.", ben.text)
+        # Ben asks for mail through the seat link of his invitation (its own, not the creator's
+        # token of the seat); Ann's reply by mail will count as her asking. Consent is the
+        # address's: once he has asked (in an earlier game of this class), the page asks no more.
+        link = blackbox.SEAT_LINK_IN_MAIL.search(ben.text)
+        self.assertTrue(link, ben)
+        self.assertNotIn(tokens["North"], ben.text)
+        if MailCase.ben_asked:
+            page = self.d.get(link.group(1)[len(self.d.base):])
+            self.assertEqual(page.status, 200, page)
+            self.assertNotIn(f'action="/games/{gid}/mail"', page.text)
+        else:
+            self.assertEqual(self.d.ask_for_mail(gid, link.group(1)).status, 303)
+            MailCase.ben_asked = True
         return gid, tokens, ann
 
     # ---- the tests ----
@@ -490,33 +515,37 @@ class MailCase(unittest.TestCase):
         self.assertIn("Hello Ann,", refusal.text)
         self.assertIn(f'"{illegal}"', refusal.text, "the refusal names the move")
         self.assertIn("Nothing was changed.", refusal.text)
-        self.assertIn("You wrote:", refusal.text)
+        self.assertIn("The mail said:", refusal.text)
         self.assertIn(f"\n> {illegal}\n", refusal.text, "the refusal quotes the original")
-        if refusal.reply_to:
-            # It may hand out the reply address of the position the game waits in: the same one.
-            self.assertEqual(refusal.token, (gid, 0, 0), refusal)
+        # The invitation's address has acted (in vain): the refusal carries Ann's next one.
+        self.assertEqual(refusal.token, (gid, 0, 2), refusal)
         after = self.d.game(gid, tokens["South"])
         self.assertEqual((after["ply"], after["position"], after["status"]),
                          (before["ply"], before["position"], before["status"]), "the game is unchanged")
         self.assertEqual(self.d.get(f"/api/games/{gid}/moves").json()["moves"], [])
-        # The same reply address still takes a legal move (answering the refusal when it has one).
+        # Answering the refusal takes a legal move.
         move = "S 7 1 6 1"
         self.assertIn(move, before["legal_moves"])
-        self.reply("South", refusal if refusal.reply_to else invitation, move)
+        self.reply("South", refusal, move)
         self.wait_ply(gid, 1, "South")
         accepted = self.wait_mail("South", "confirmation", lambda m: "is accepted" in m.text and gid in m.text)
         self.assertIn(f"your move {move} in Nchess game {gid} is accepted.", accepted.text)
-        # Answering the invitation again, after the move: a stale reply, refused, nothing changed.
+        self.assertEqual(accepted.token, (gid, 0, 3), accepted)
+        # The invitation answered again after the move, and from someone else's address: an old
+        # reply address, refused, nothing changed; the refusal goes to Ann (a mail to the forged
+        # sender would come back as a bounce, which check_no_bounce catches).
         stale = "S 7 3 6 3"
-        self.reply("South", invitation, stale)
+        self.reply("South", invitation, stale, sender=("Ann", "mallory@" + PLAYER_DOMAIN))
         refusal = self.wait_mail("South", "refusal of a stale reply", lambda m: "could not be acted on" in m.text)
-        self.assertIn("answered an earlier position", refusal.text)
-        self.assertIsNone(refusal.token, "not South's move: no reply address, least of all the stale one")
+        self.assertIn("it went to an old reply address of your seat", refusal.text)
+        self.assertEqual(refusal.to_addr, ADDRESS["South"], refusal)
+        self.assertEqual(refusal.token, (gid, 0, 3), "Ann's live address (her latest mail's), not the stale one")
         self.assertIn(f"\n> {stale}\n", refusal.text)
         self.assertEqual(self.d.game(gid)["ply"], 1)
-        your_turn = self.wait_mail("North", "your-turn mail", self.asks_for(gid, "North", 1))
+        your_turn = self.wait_mail("North", "your-turn mail", self.asks_for(gid, "North", 2))
         self.assertIn(f"Ann (South) played {move}", your_turn.text)
         self.check_no_bounce()
+        self.assertEqual(self.mallory.mails(), [], "Rookery wrote to the sender of a stale reply")
 
     def test_2_whole_game_by_mail(self):
         t0 = time.monotonic()
@@ -525,14 +554,18 @@ class MailCase(unittest.TestCase):
         self.assertIn(f"Dice commitment: {commitment}", invitation.text)
         rnd = random.Random(MOVE_SEED)
         asking = {"South": invitation, "North": None}
+        # The serial of each seat's latest reply address: every mail at a new ply, or after the
+        # seat's live address acted, carries the next one.
+        serial = {"South": 1, "North": 1}
         played, releases = [], 0
         g = self.d.game(gid)
         while g["status"] != "over" and g["ply"] < MAX_PLIES:
             ply, seat = g["ply"], g["turn"][0]
             other = "North" if seat == "South" else "South"
             ask = asking[seat]
-            if ask is None or ask.token != (gid, SEAT_INDEX[seat], ply):
-                ask = self.wait_mail(seat, f"mail asking for ply {ply}", self.asks_for(gid, seat, ply))
+            if ask is None:
+                serial[seat] += 1
+                ask = self.wait_mail(seat, f"mail asking for ply {ply}", self.asks_for(gid, seat, serial[seat]))
                 self.check_game_mail(ask, gid, seat)
                 self.assertIn("It is your move in Nchess game", ask.text)
                 self.assertIn(f"{NAME[other]} ({other}) played {played[-1][1]}", ask.text)
@@ -565,13 +598,16 @@ class MailCase(unittest.TestCase):
                 confirm = self.wait_mail(seat, f"confirmation of ply {ply}",
                                          lambda m: f"your move {full}" in m.text and "is accepted" in m.text)
                 self.check_game_mail(confirm, gid, seat)
-                self.assertEqual(confirm.reply_to, "", "a confirmation asks for nothing")
+                # The address that moved has acted: the confirmation carries the seat's next one.
+                serial[seat] += 1
+                self.assertEqual(confirm.token, (gid, SEAT_INDEX[seat], serial[seat]), confirm)
             asking[seat] = None
         resigned = g["status"] != "over"
         if resigned:
             # Not over by the cap: the player to move resigns by mail.
             seat = g["turn"][0]
-            ask = self.wait_mail(seat, "mail asking for the last ply", self.asks_for(gid, seat, g["ply"]))
+            serial[seat] += 1
+            ask = self.wait_mail(seat, "mail asking for the last ply", self.asks_for(gid, seat, serial[seat]))
             self.reply(seat, ask, "resign")
             deadline = time.monotonic() + MAIL_TIMEOUT
             while (g := self.d.game(gid))["status"] != "over":

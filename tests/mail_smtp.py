@@ -56,12 +56,16 @@ POLICY = email.policy.default
 
 ZOE = ("Zo\u00eb \u00c4rger", "zoe@example.org")    # South
 BEN = ("Ben", "ben@example.net")                    # North
+MALLORY = ("Zo\u00eb", "mallory@elsewhere.example.com")  # writes to reply addresses that are not hers
 SEATS = ("South", "North")
+WHO = {"South": ZOE, "North": BEN}
 
 # A legal opening of Nchess (from blackbox.RELEASE_LINE), South first.
 OPENING = ["S 7 7 7 8", "s 3 3 3 2", "N 9 2 8 4", "a 2 8 4 8"]
 
+# play+<game>-<seat>-<serial>-<mac>: serial counts the reply addresses mailed to the seat; only the latest acts.
 REPLY_TO_RE = re.compile(r"^play\+([a-z0-9]+)-([0-9]+)-([0-9]+)-([a-z2-7]{16})@" + re.escape(DOMAIN) + "$")
+STOP_URL_RE = re.compile(r"^<(http://127\.0\.0\.1:[0-9]+/mail/stop/[0-9]+-[a-z2-7]{16})>$")
 
 
 def free_port():
@@ -328,6 +332,13 @@ class MailCase(unittest.TestCase):
         self.assertRegex(msg["Message-ID"], r"^<[^<>@\s]+@" + re.escape(DOMAIN) + ">$")
         if subject is not None:
             self.assertEqual(msg["Subject"], subject)
+        # Every mail says how to stop them: RFC 8058 one-click headers, and the link in a signature.
+        stop = STOP_URL_RE.match(str(msg["List-Unsubscribe"]))
+        self.assertTrue(stop, msg["List-Unsubscribe"])
+        self.assertEqual(msg["List-Unsubscribe-Post"], "List-Unsubscribe=One-Click")
+        signature = m.text().rsplit("\n-- \n", 1)
+        self.assertEqual(len(signature), 2, "no signature in:\n" + m.text())
+        self.assertTrue(signature[1].rstrip("\n").endswith(stop.group(1)), signature[1])
         return msg
 
     def check_game_mail(self, m, to, seat, gid, subject):
@@ -352,11 +363,12 @@ class MailCase(unittest.TestCase):
         self.assertIn("<pre", h)
         return text, h
 
-    def reply_address(self, msg, gid, seat, ply):
+    def reply_address(self, msg, gid, seat, serial):
+        """The Reply-To of msg: the reply address number serial of seat in gid."""
         name, a = addr(msg["Reply-To"])
         m = REPLY_TO_RE.match(a)
         self.assertTrue(m, a)
-        self.assertEqual(m.group(1, 2, 3), (gid, str(SEATS.index(seat)), str(ply)), a)
+        self.assertEqual(m.group(1, 2, 3), (gid, str(SEATS.index(seat)), str(serial)), a)
         return a
 
     def check_board(self, text, position, seat):
@@ -378,6 +390,14 @@ class MailCase(unittest.TestCase):
         d.secrets.add(token)
         self.assertEqual(d.game(gid, token)["seat"], seat)
         return url
+
+    def ask_for_mail(self, d, gid, invitation, seat):
+        """The owner of seat opens the seat link of their invitation (a Received) and presses
+        "Send me mail about this game": until then Rookery mails them nothing after it."""
+        url = self.seat_link(d, invitation.text(), gid, seat)
+        r = d.ask_for_mail(gid, url)
+        self.assertEqual(r.status, 303, r)
+        self.assertTrue(r.header("Location").endswith(url[len(d.base):]), r.headers)
 
 
 # --------------------------------------------------------------------------------------------
@@ -411,16 +431,19 @@ class GameMailTests(MailCase):
             self.assertIn(game["dice_commitment"], hbody)
             self.check_board(text, game["position"], seat)
             self.assertIn("No moves yet.", text)
-            seat_url = created["seats"][SEATS.index(seat)]["url"]
-            self.assertIn(f"this link is yours alone):\n{seat_url}\n", text)
+            # The seat link is the invitation's own, not the creator's token of the seat (the
+            # creator holds every seat's): it opens the same seat.
+            self.assertNotIn(created["seats"][SEATS.index(seat)]["url"], text)
+            self.assertNotIn(tokens[seat], text + hbody)
+            seat_url = self.seat_link(d, text, gid, seat)
             self.assertIn(f'<a href="{seat_url}">', hbody)
             self.assertIn(f"{d.base}/rules/nchess", text)
-        south = by_rcpt[ZOE[1]].msg
+            self.assertIn("This is the only mail Rookery sends you until you answer it", text)
+            # Every seat's invitation carries the seat's first reply address, to move or not.
+            self.reply_address(m.msg, gid, seat, 1)
         self.assertIn("\nYou move first.\n", by_rcpt[ZOE[1]].text())
-        self.reply_address(south, gid, "South", 0)
         self.assertNotIn("You move first", by_rcpt[BEN[1]].text())
-        self.assertIn("You will get a mail whenever it is your move.", by_rcpt[BEN[1]].text())
-        self.assertIsNone(by_rcpt[BEN[1]].msg["Reply-To"], "North cannot move yet: nothing to reply to")
+        self.assertIn("Once you answer, you will get a mail whenever it is your move.", by_rcpt[BEN[1]].text())
 
         # Names in headers are RFC 2047 encoded (the raw mail is 7-bit) and decode right.
         raw_headers = invites[0].content.split(b"\r\n\r\n", 1)[0].decode("ascii")
@@ -428,8 +451,14 @@ class GameMailTests(MailCase):
         raw_to = by_rcpt[ZOE[1]].content.split(b"\r\n\r\n", 1)[0].decode("ascii")
         self.assertRegex(raw_to, r"(?im)^To: =\?(utf-8|iso-8859-1)\?[bq]\?\S+\?= <zoe@example\.org>")
 
-        # Each move: one your-turn mail, to the seat now to move, bound to the new ply.
+        # Both players ask for mail through their invitation's link; without that, the moves
+        # below would mail nobody.
+        for seat in SEATS:
+            self.ask_for_mail(d, gid, by_rcpt[who[seat][1]], seat)
+
+        # Each move: one your-turn mail, to the seat now to move, with the seat's next reply address.
         seen = list(invites)
+        serial = {seat: 1 for seat in SEATS}
         for ply, move in enumerate(OPENING):
             mover, to_move = SEATS[ply % 2], SEATS[(ply + 1) % 2]
             r = d.move(gid, tokens[mover], move, ply)
@@ -442,7 +471,8 @@ class GameMailTests(MailCase):
             game = d.game(gid)
             canon = d.get(f"/api/games/{gid}/moves").json()["moves"][ply]["move"]
             text, hbody = self.check_game_mail(m, who[to_move], to_move, gid, subject)
-            a = self.reply_address(m.msg, gid, to_move, ply + 1)
+            serial[to_move] += 1
+            a = self.reply_address(m.msg, gid, to_move, serial[to_move])
             self.assertEqual(game["ply"], ply + 1)
             self.assertIn(f"{who[mover][0]} ({mover}) played {canon}", text)
             self.assertIn("It is your move in Nchess game %s (you play %s)." % (gid, to_move), text)
@@ -509,13 +539,19 @@ class GameMailTests(MailCase):
         smtp = self.smtp()
         d = self.daemon(smtp=smtp)
         gid, tokens, _ = self.new_game(d, south=("Ann", None), north=BEN)
-        got = smtp.wait(1)
-        self.assertEqual(got[0].rcpt_tos, [BEN[1]])
-        d.play(gid, tokens, OPENING[:2])
-        got = smtp.wait(2)            # North's your-turn after ply 0; none for South after ply 1
+        [inv] = smtp.wait(1)
+        self.assertEqual(inv.rcpt_tos, [BEN[1]])
+        # Until Ben acts, his invitation is all he gets: South's move (with the creator's token,
+        # which proves nothing about Ben's address) mails nobody.
+        d.play(gid, tokens, OPENING[:1])
+        self.assertEqual([r["kind"] for r in self.outbox(d)], ["invitation"])
+        self.ask_for_mail(d, gid, inv, "North")
+        d.play(gid, tokens, OPENING[1:3], first_ply=1)
+        got = smtp.wait(2)            # North's your-turn after ply 2; none for South after ply 1
         time.sleep(0.5)
         self.assertEqual(len(smtp.delivered()), 2, smtp.delivered())
-        self.reply_address(got[1].msg, gid, "North", 1)
+        self.assertIn("Ann (South) played ", got[1].text())
+        self.reply_address(got[1].msg, gid, "North", 2)
         self.settle(d, smtp)
 
 
@@ -525,11 +561,16 @@ class GameMailTests(MailCase):
 
 class ReplyTests(MailCase):
 
-    def start(self):
+    def start(self, confirm=SEATS):
+        """A game of Zoë (South) and Ben (North), and their invitations by address. The seats in
+        confirm have asked for mail through their invitation's link (until a seat's owner acts,
+        Rookery mails it nothing after the invitation)."""
         smtp = self.smtp()
         d = self.daemon(smtp=smtp)
         gid, tokens, _ = self.new_game(d)
         invites = {m.rcpt_tos[0]: m for m in smtp.wait(2)}
+        for seat in confirm:
+            self.ask_for_mail(d, gid, invites[WHO[seat][1]], seat)
         return smtp, d, gid, tokens, invites
 
     def new_mails(self, smtp, before, n):
@@ -540,7 +581,8 @@ class ReplyTests(MailCase):
         return got[before:]
 
     def test_move_by_reply(self):
-        smtp, d, gid, tokens, inv = self.start()
+        # Zoë has not asked for mail: her reply is her act, and it confirms her address.
+        smtp, d, gid, tokens, inv = self.start(confirm=("North",))
         subject = inv[ZOE[1]].msg["Subject"]
         reply = make_reply(inv[ZOE[1]].msg, "S 7 1 6 1", ZOE)
         r = self.mail_in_ok(d, reply, recipient=str(inv[ZOE[1]].msg["Reply-To"].addresses[0].addr_spec))
@@ -553,11 +595,12 @@ class ReplyTests(MailCase):
         acc, turn = new[ZOE[1]], new[BEN[1]]
         text, _ = self.check_game_mail(acc, ZOE, "South", gid, subject)
         self.assertIn(f"your move S 7 1 6 1 in Nchess game {gid} is accepted.", text)
-        self.assertIsNone(acc.msg["Reply-To"], "nothing to answer: it is North's move")
+        # The invitation's address has acted: the confirmation carries her next one.
+        self.reply_address(acc.msg, gid, "South", 2)
         self.check_board(text, g["position"], "South")
         text, _ = self.check_game_mail(turn, BEN, "North", gid, subject)
         self.assertIn(f"{ZOE[0]} (South) played S 7 1 6 1", text)
-        north_addr = self.reply_address(turn.msg, gid, "North", 1)
+        north_addr = self.reply_address(turn.msg, gid, "North", 2)
         rows_before = len(self.outbox(d))
 
         # The same message again (an MTA redelivering it): acted on once, nothing new.
@@ -572,8 +615,9 @@ class ReplyTests(MailCase):
         self.assertEqual(d.game(gid)["ply"], 2)
         new = {m.rcpt_tos[0]: m for m in self.new_mails(smtp, 4, 2)}
         self.assertIn("your move s 3 1 4 1", new[BEN[1]].text())
-        self.reply_address(new[ZOE[1]].msg, gid, "South", 2)
-        self.assertNotEqual(north_addr, str(new[ZOE[1]].msg["Reply-To"]))
+        self.reply_address(new[BEN[1]].msg, gid, "North", 3)
+        self.reply_address(new[ZOE[1]].msg, gid, "South", 3)
+        self.assertNotEqual(north_addr, addr(new[ZOE[1]].msg["Reply-To"])[1])
         self.settle(d, smtp)
 
     def test_illegal_move_by_reply_is_refused(self):
@@ -590,14 +634,19 @@ class ReplyTests(MailCase):
         msg = self.check_common(m, ZOE, "Re: " + orig["Subject"])
         self.assertEqual(msg["In-Reply-To"], reply_id)
         self.assertIn(reply_id, msg["References"])
-        # It is still her move: the refusal shows the game and carries the reply address for it.
-        self.assertRegex(msg["Reply-To"], rf"play\+{gid}-0-0-[a-z2-7]+@")
+        # It is still her move: the refusal shows the game and carries her live reply address,
+        # the next one (the invitation's acted, if in vain).
+        self.reply_address(msg, gid, "South", 2)
         text = m.text()
         self.assertIn("It is your move; reply to this mail with it.", text)
         self.assertTrue(text.startswith(f"Hello {ZOE[0]},\n"), text)
-        self.assertIn('your mail could not be acted on: "S 7 1 3 1": ', text)
+        self.assertIn('a mail to the reply address of your seat could not be acted on: "S 7 1 3 1": ', text)
         self.assertIn("Nothing was changed.", text)
         self.assertIn("\n> S 7 1 3 1\n", text, "the refusal quotes the mail")
+        # Only its first lines (the reply quotes the whole invitation, which is longer).
+        quoted = text.split("\nThe mail said:\n\n", 1)[1].split("\n-- \n", 1)[0].rstrip("\n").split("\n")
+        self.assertTrue(all(line.startswith(">") for line in quoted), quoted)
+        self.assertEqual(len(quoted), blackbox.LIMITS["LIMIT_REFUSAL_QUOTE_LINES"])
         why = re.search(r'"S 7 1 3 1": (.+)', text).group(1)
         self.assertGreater(len(why.strip()), 5, why)
 
@@ -605,10 +654,11 @@ class ReplyTests(MailCase):
         self.mail_in_ok(d, reply)
         self.assertEqual(len(self.outbox(d)), rows + 1)
 
-        # A reply with no move at all: a refusal saying what to write.
-        self.mail_in_ok(d, make_reply(orig, "", ZOE))
+        # A reply to the refusal with no move at all: a refusal saying what to write.
+        self.mail_in_ok(d, make_reply(msg, "", ZOE))
         [m] = self.new_mails(smtp, 3, 1)
         self.assertIn("no move found", m.text())
+        self.reply_address(m.msg, gid, "South", 3)
         self.assertEqual(d.game(gid), before)
         self.settle(d, smtp)
 
@@ -616,36 +666,58 @@ class ReplyTests(MailCase):
         smtp, d, gid, tokens, inv = self.start()
         d.play(gid, tokens, OPENING[:1])
         [old] = self.new_mails(smtp, 2, 1)                       # North, ply 1
-        self.reply_address(old.msg, gid, "North", 1)
+        self.reply_address(old.msg, gid, "North", 2)
         d.play(gid, tokens, OPENING[1:3], first_ply=1)
-        self.new_mails(smtp, 3, 2)
+        latest = {m.rcpt_tos[0]: m for m in self.new_mails(smtp, 3, 2)}[BEN[1]]    # North, ply 3
+        live = self.reply_address(latest.msg, gid, "North", 3)
         before = d.game(gid)
         self.assertEqual(before["ply"], 3)
-        self.mail_in_ok(d, make_reply(old.msg, "s 3 9 4 9", BEN))
+        # Anyone who saw the old mail answers it, from an address of their own: nothing acts,
+        # and the refusal goes to Ben's registered address alone.
+        self.mail_in_ok(d, make_reply(old.msg, "s 3 9 4 9", MALLORY))
+        self.mail_in_ok(d, make_reply(old.msg, "resign", MALLORY))
         self.assertEqual(d.game(gid), before)
-        [m] = self.new_mails(smtp, 5, 1)
-        self.check_common(m, BEN)
-        text = m.text()
-        self.assertIn("answered an earlier position", text)
-        self.assertIn("the game is at ply 3", text)
-        self.assertIn("reply to the latest mail of the game", text)
-        self.assertIn("\n> s 3 9 4 9\n", text)
-        self.assertEqual(self.outbox(d)[-1]["kind"], "refused")
+        got = self.new_mails(smtp, 5, 2)
+        for m in got:
+            self.check_common(m, BEN)
+            text = m.text()
+            self.assertIn("it went to an old reply address of your seat", text)
+            self.assertIn("only a reply to the latest mail of the game acts", text)
+            # The refusal carries Ben's live address: the one of his latest mail, no other.
+            self.assertEqual(self.reply_address(m.msg, gid, "North", 3), live)
+        self.assertIn("\n> s 3 9 4 9\n", got[0].text())
+        self.assertIn("\n> resign\n", got[1].text())
+        self.assertEqual([r["kind"] for r in self.outbox(d)[-2:]], ["refused"] * 2)
+        self.assertNotIn(MALLORY[1], {r["recipient"] for r in self.outbox(d)})
+        self.assertFalse([m for m in smtp.all() if MALLORY[1] in m.rcpt_tos])
+        # The live address still acts, once.
+        self.mail_in_ok(d, make_reply(got[1].msg, OPENING[3], BEN))
+        self.assertEqual(d.game(gid)["ply"], 4)
         self.settle(d, smtp)
 
     def test_reply_to_an_old_mail_gets_the_current_state(self):
-        # Server bug: README.md promises "Replies to an old mail are answered with the game's
-        # current state", but the refusal for a stale reply (mail_in.c handle -> refuse ->
-        # notify_refused) carries only the reason and the quoted mail: no board, no last
-        # moves, and no Reply-To with a token for the current ply, so the player must dig out
-        # the latest mail before they can answer.
+        # README.md promises "Replies to an old mail are answered with the game's current state":
+        # the board, the last moves, and the seat's live reply address.
         smtp, d, gid, tokens, inv = self.start()
         d.play(gid, tokens, OPENING[:2])
-        self.new_mails(smtp, 2, 2)
+        turn = {m.rcpt_tos[0]: m for m in self.new_mails(smtp, 2, 2)}[ZOE[1]]
         self.mail_in_ok(d, make_reply(inv[ZOE[1]].msg, "S 7 1 6 1", ZOE))
         [m] = self.new_mails(smtp, 4, 1)
         self.check_board(m.text(), d.game(gid)["position"], "South")
-        self.reply_address(m.msg, gid, "South", 2)
+        self.assertEqual(self.reply_address(m.msg, gid, "South", 2), addr(turn.msg["Reply-To"])[1])
+        # She moves in the browser meanwhile; then a move by reply to her live address answers a
+        # position the game has left: refused, and the live address has acted.
+        d.play(gid, tokens, OPENING[2:3], first_ply=2)
+        [_] = self.new_mails(smtp, 5, 1)                                    # North's turn
+        self.mail_in_ok(d, make_reply(m.msg, "S 7 1 6 1", ZOE))
+        self.assertEqual(d.game(gid)["ply"], 3)
+        [m] = self.new_mails(smtp, 6, 1)
+        text = m.text()
+        self.assertIn("answered an earlier position", text)
+        self.assertIn("the game is at ply 3", text)
+        self.assertIn("It is not your move now", text)
+        self.reply_address(m.msg, gid, "South", 3)
+        self.settle(d, smtp)
 
     def test_resign_by_reply(self):
         smtp, d, gid, tokens, inv = self.start()
@@ -672,54 +744,83 @@ class ReplyTests(MailCase):
             self.check_board(text, g["position"], seat)
         self.assertEqual(self.outbox(d)[-1]["kind"], "game_over")
 
-        # A move by reply to the same (still current) mail after the end: refused, game unchanged.
+        # A move by reply to the same mail after the end: its address has acted; refused, the
+        # game unchanged, and the answer says the game is over.
         self.mail_in_ok(d, make_reply(turn.msg, "s 3 1 4 1", BEN))
         [m] = self.new_mails(smtp, 5, 1)
-        self.assertIn('your mail could not be acted on: "s 3 1 4 1": the game is over: South wins: '
-                      'North resigned', m.text())
+        self.assertIn("it went to an old reply address of your seat", m.text())
+        self.assertIn("The game is over: South wins: North resigned.", m.text())
+        self.assertIsNone(m.msg["Reply-To"])
         self.assertEqual(d.game(gid), g)
         self.settle(d, smtp)
 
     def test_draw_by_reply(self):
         smtp, d, gid, tokens, inv = self.start()
         subject = inv[ZOE[1]].msg["Subject"]
-        # Offered and declined, offered and withdrawn: each told to the other side.
+        # Offered by reply to the invitation: Ben is told (at the same ply his invitation's
+        # address is still the live one), and Zoë's confirmation carries her next address.
         self.mail_in_ok(d, make_reply(inv[ZOE[1]].msg, "draw", ZOE))
-        [offer] = self.new_mails(smtp, 2, 1)
+        new = {m.rcpt_tos[0]: m for m in self.new_mails(smtp, 2, 2)}
+        offer = new[BEN[1]]
+        self.assertIn(f"your draw offer in Nchess game {gid} is accepted.", new[ZOE[1]].text())
+        self.reply_address(new[ZOE[1]].msg, gid, "South", 2)
+        self.reply_address(offer.msg, gid, "North", 1)
+        # Declined: told to Zoë with her live address (the one her confirmation had), confirmed to Ben.
         self.mail_in_ok(d, make_reply(offer.msg, "Decline draw.", BEN))
         self.assertIsNone(d.game(gid)["draw_offer"])
-        [m] = self.new_mails(smtp, 3, 1)
+        new = {m.rcpt_tos[0]: m for m in self.new_mails(smtp, 4, 2)}
+        m = new[ZOE[1]]
         text, _ = self.check_game_mail(m, ZOE, "South", gid, subject)
         self.assertIn(f"Ben (North) declined the draw in Nchess game {gid}; the game goes on.", text)
-        self.reply_address(m.msg, gid, "South", 0)
+        self.reply_address(m.msg, gid, "South", 2)
+        self.assertIn(f"your refusal of the draw in Nchess game {gid} is accepted.", new[BEN[1]].text())
+        self.reply_address(new[BEN[1]].msg, gid, "North", 2)
+        # Offered again by reply to that mail; a second reply to the same mail acts no more.
         self.mail_in_ok(d, make_reply(m.msg, "offer draw", ZOE))
-        self.new_mails(smtp, 4, 1)
+        new = {m.rcpt_tos[0]: m for m in self.new_mails(smtp, 6, 2)}
+        self.reply_address(new[ZOE[1]].msg, gid, "South", 3)
+        self.mail_in_ok(d, make_reply(m.msg, "withdraw draw", ZOE))
+        self.assertEqual(d.game(gid)["draw_offer"], "South")
+        [m] = self.new_mails(smtp, 8, 1)
+        self.assertIn("it went to an old reply address of your seat", m.text())
+        self.reply_address(m.msg, gid, "South", 3)
+        # Withdrawn by reply to her latest mail.
         self.mail_in_ok(d, make_reply(m.msg, "withdraw draw", ZOE))
         self.assertIsNone(d.game(gid)["draw_offer"])
-        [m] = self.new_mails(smtp, 5, 1)
-        self.assertIn(f"{ZOE[0]} (South) withdrew the draw offer", m.text())
+        new = {m.rcpt_tos[0]: m for m in self.new_mails(smtp, 9, 2)}
+        self.assertIn(f"{ZOE[0]} (South) withdrew the draw offer", new[BEN[1]].text())
+        m = new[ZOE[1]]
+        self.reply_address(m.msg, gid, "South", 4)
         # A withdrawal with no offer standing is refused.
         self.mail_in_ok(d, make_reply(m.msg, "withdraw draw", ZOE))
-        [m] = self.new_mails(smtp, 6, 1)
+        [m] = self.new_mails(smtp, 11, 1)
         self.assertIn("no draw offer to withdraw", m.text())
         self.assertEqual(self.outbox(d)[-1]["kind"], "refused")
+        live = self.reply_address(m.msg, gid, "South", 5)
         before = len(smtp.delivered())
 
+        # The invitation's address acted long ago: an offer sent to it changes nothing.
         self.mail_in_ok(d, make_reply(inv[ZOE[1]].msg, "offer draw", ZOE))
+        self.assertIsNone(d.game(gid)["draw_offer"])
+        [m] = self.new_mails(smtp, before, 1)
+        self.assertIn("it went to an old reply address of your seat", m.text())
+        self.assertEqual(self.reply_address(m.msg, gid, "South", 5), live)
+
+        self.mail_in_ok(d, make_reply(m.msg, "offer draw", ZOE))
         g = d.game(gid)
         self.assertEqual(g["draw_offer"], "South")
         self.assertEqual(g["status"], "running")
-        [offer] = self.new_mails(smtp, before, 1)
+        offer = {m.rcpt_tos[0]: m for m in self.new_mails(smtp, before + 1, 2)}[BEN[1]]
         text, _ = self.check_game_mail(offer, BEN, "North", gid, subject)
         self.assertIn(f"{ZOE[0]} (South) offers a draw in Nchess game {gid}.", text)
-        self.reply_address(offer.msg, gid, "North", 0)
+        self.reply_address(offer.msg, gid, "North", 2)
         self.mail_in_ok(d, make_reply(offer.msg, "accept draw", BEN))
         g = d.game(gid)
         self.assertEqual(g["status"], "over")
         self.assertEqual(g["result"]["summary"], "drawn by agreement")
         seed = d.get(f"/api/games/{gid}/dice").json()["seed"]
         self.assertEqual(hashlib.sha256(bytes.fromhex(seed)).hexdigest(), g["dice_commitment"])
-        new = {m.rcpt_tos[0]: m for m in self.new_mails(smtp, before + 1, 2)}
+        new = {m.rcpt_tos[0]: m for m in self.new_mails(smtp, before + 3, 2)}
         for seat, who in (("South", ZOE), ("North", BEN)):
             text, _ = self.check_game_mail(new[who[1]], who, seat, gid, subject)
             self.assertIn("is over: drawn by agreement.", text)
@@ -734,7 +835,8 @@ class ReplyTests(MailCase):
         before = d.game(gid)
         forged = [f"play+forged-token@{DOMAIN}",
                   re.sub(r"-[a-z2-7]{16}@", "-aaaaaaaaaaaaaaaa@", good),      # wrong MAC
-                  good.replace(f"+{gid}-0-0-", f"+{gid}-1-0-"),                # another seat, same MAC
+                  good.replace(f"+{gid}-0-1-", f"+{gid}-1-1-"),                # another seat, same MAC
+                  good.replace(f"+{gid}-0-1-", f"+{gid}-0-2-"),                # a serial not given out
                   good.replace("@" + DOMAIN, "@elsewhere.example.org")]        # not our domain
         self.assertNotIn(good, forged)
         for to in forged:
@@ -775,20 +877,43 @@ class ReplyTests(MailCase):
         self.assertIn("not running", r.err)
         self.assertEqual(len(outbox_rows(d.db)), rows)
 
-    def test_refusals_are_rate_limited_per_sender(self):
+    def test_refusals_are_rate_limited_per_seat_and_game(self):
+        # Refusals go to the seat's own address whoever wrote, so they are counted per seat and
+        # per game (a loop, or someone replaying an old mail of the seat), not per sender.
+        per_seat = blackbox.LIMITS["LIMIT_REFUSALS_PER_SEAT_HOUR"]
+        per_game = blackbox.LIMITS["LIMIT_REFUSALS_PER_GAME_HOUR"]
+        self.assertLess(per_seat + 4, per_game)
         smtp, d, gid, tokens, inv = self.start()
         orig = inv[ZOE[1]].msg
         rows = len(self.outbox(d))
-        for i in range(21):
+        for i in range(per_seat + 1):
             r = self.mail_in_ok(d, make_reply(orig, f"nonsense {i}", ZOE))
-        self.assertIn("too many refusals", r.err)
-        self.assertEqual([r["kind"] for r in self.outbox(d)[rows:]], ["refused"] * 20)
-        # Another sender (forwarding the same reply address) is still answered.
-        self.mail_in_ok(d, make_reply(orig, "nonsense", ("Zoe at work", "zoe@work.example.com")))
-        last = self.outbox(d)[-1]
-        self.assertEqual((last["kind"], last["recipient"]), ("refused", "zoe@work.example.com"))
+        self.assertIn("too many refusals for this seat", r.err)
+        self.assertEqual([(r["kind"], r["recipient"]) for r in self.outbox(d)[rows:]],
+                         [("refused", ZOE[1])] * per_seat)
+        # Another sender (forwarding the address, or forging it) is no one to answer: nothing
+        # goes to them, and the seat has had its answers.
+        r = self.mail_in_ok(d, make_reply(orig, "nonsense", MALLORY))
+        self.assertIn("too many refusals for this seat", r.err)
+        self.assertEqual(len(self.outbox(d)), rows + per_seat)
+        # The other seat of the game is still answered ...
+        self.mail_in_ok(d, make_reply(inv[BEN[1]].msg, "nonsense", BEN))
+        self.assertEqual((self.outbox(d)[-1]["kind"], self.outbox(d)[-1]["recipient"]), ("refused", BEN[1]))
+        # ... until the game has had per_game refused mails this hour (answered or not): then
+        # no seat is answered.
+        for i in range(per_game - (per_seat + 4)):
+            self.mail_in_ok(d, make_reply(orig, f"more nonsense {i}", ZOE))
+        r = self.mail_in_ok(d, make_reply(inv[BEN[1]].msg, "nonsense again", BEN))
+        self.assertIn("refused", r.err)
+        self.assertNotIn("too many", r.err)
+        r = self.mail_in_ok(d, make_reply(inv[BEN[1]].msg, "and again", BEN))
+        self.assertIn("too many refusals for this game", r.err)
+        self.assertEqual([(r["kind"], r["recipient"]) for r in self.outbox(d)[rows:]],
+                         [("refused", ZOE[1])] * per_seat + [("refused", BEN[1])] * 2)
         self.assertEqual(d.game(gid)["ply"], 0)
-        self.settle(d, smtp)
+        rows = self.settle(d, smtp)
+        self.assertNotIn(MALLORY[1], {r["recipient"] for r in rows})
+        self.assertFalse([m for m in smtp.all() if MALLORY[1] in m.rcpt_tos])
 
     def test_automatic_replies_get_no_refusal(self):
         # Server bug: an autoresponder's answer to a your-turn mail (Auto-Submitted:
@@ -797,7 +922,7 @@ class ReplyTests(MailCase):
         # no automatic response to a message whose Auto-Submitted is other than "no".
         # mail_parse.c does not read Auto-Submitted and mail_in.c refuse() answers anything
         # with a From.
-        smtp, d, gid, tokens, inv = self.start()
+        smtp, d, gid, tokens, inv = self.start(confirm=("North",))
         orig = inv[ZOE[1]].msg
         rows = len(self.outbox(d))
         r = self.mail_in(d, make_reply(orig, "I am away until Monday and will read your mail then.", ZOE,
@@ -805,6 +930,10 @@ class ReplyTests(MailCase):
         self.assertEqual(r.returncode, 0, r.err)
         self.assertEqual(d.game(gid)["ply"], 0)
         self.assertEqual(len(self.outbox(d)), rows, "no mail answers an automatic reply")
+        # Nor is a robot's answer its owner acting: Zoë still gets nothing after her invitation.
+        d.play(gid, tokens, OPENING[:2])
+        self.assertEqual([r["recipient"] for r in self.outbox(d)[rows:]], [BEN[1]])
+        self.settle(d, smtp)
 
 
 # --------------------------------------------------------------------------------------------
@@ -859,28 +988,30 @@ class DeliveryTests(MailCase):
         self.assertEqual(sorted(m.rcpt_tos[0] for m in got), sorted([ZOE[1], BEN[1]]))
         rows = self.settle(d, smtp)
         self.assertTrue(all(r["state"] == "sent" and r["attempts"] >= 3 for r in rows), rows)
-        # And the game goes on as usual.
+        # And the game goes on as usual, once Ben has asked for mail.
+        self.ask_for_mail(d, gid, [m for m in got if m.rcpt_tos == [BEN[1]]][0], "North")
         d.play(gid, tokens, OPENING[:1])
         smtp.wait(3)
         self.settle(d, smtp)
 
     def test_restart_delivers_queued_mail_once(self):
+        # Two invitations (nobody can ask for more mail before any has arrived).
         port = free_port()
         d = self.daemon(smtp=f"smtp://127.0.0.1:{port}")
         gid, tokens, _ = self.new_game(d)
         d.play(gid, tokens, OPENING[:1])
-        wait_for("three failed attempts", lambda: (lambda rs: rs if len(rs) == 3 and all(
+        wait_for("two failed attempts", lambda: (lambda rs: rs if len(rs) == 2 and all(
             r["attempts"] >= 1 and r["state"] == "queued" for r in rs) else None)(self.outbox(d)))
         d.stop()
         queued = outbox_rows(d.db)
-        self.assertEqual([r["state"] for r in queued], ["queued"] * 3)
+        self.assertEqual([r["state"] for r in queued], ["queued"] * 2)
         smtp = self.smtp(port=port)
         d2 = self.daemon(smtp=smtp, db=d.db)
         d2.secrets = d.secrets
-        got = smtp.wait(3, timeout=30)
+        got = smtp.wait(2, timeout=30)
         time.sleep(1)
         rows = self.settle(d2, smtp)
-        self.assertEqual(len(smtp.delivered()), 3)
+        self.assertEqual(len(smtp.delivered()), 2)
         self.assertEqual(sorted(m.message_id for m in got), sorted(row_message_id(r) for r in queued))
         self.assertEqual({r["state"] for r in rows}, {"sent"})
 
@@ -1013,6 +1144,8 @@ class MaildirTests(MailCase):
     def test_default_maildir_beside_the_database(self):
         d = self.daemon()
         gid, tokens, _ = self.new_game(d)
+        for who in (ZOE, BEN):
+            d.confirm_by_invitation(gid, who[1])
         d.play(gid, tokens, OPENING[:1])
         maildir = os.path.join(self.tmp, "mail")
         rows, msgs = self.check_maildir(d, maildir)
