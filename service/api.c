@@ -20,7 +20,11 @@ static void reply_err(http_request *req, http_response *res, const app_error *er
 	http_reply_error(req, res, err->code, err->message);
 }
 
-/* A change made with a seat link that came by mail: its owner reads that mail (consent.h). */
+/*
+ * A change asked for with a seat link that came by mail: its owner reads that
+ * mail (consent.h). Recorded before the change, so that the change's own mails
+ * (a game over, say) already reach its owner.
+ */
 static void owner_acted(http_request *req)
 {
 	const char *h = http_header(req, "Authorization");
@@ -156,10 +160,10 @@ void api_post_move(http_request *req, http_response *res)
 		app_fail(&err, E_BAD_REQUEST, "ply must be a non-negative integer");
 		goto out;
 	}
+	owner_acted(req);
 	if (game_submit_move(req->app, req->params[0], req->auth_seat, (int)json_integer_value(jply),
 			     text, "api", &done, &err))
 		goto out;
-	owner_acted(req);
 	if (game_load(req->app, req->params[0], &g, &err))
 		goto out;
 	json_t *dice = json_array();
@@ -219,9 +223,9 @@ void api_resign(http_request *req, http_response *res)
 		}
 		json_decref(body);
 	}
+	owner_acted(req);
 	if (game_resign(req->app, req->params[0], req->auth_seat, "api", &err))
 		return reply_err(req, res, &err);
-	owner_acted(req);
 	reply_state(req, res);
 }
 
@@ -243,11 +247,11 @@ static void field_action(http_request *req, http_response *res, const char *fiel
 		json_decref(body);
 		return http_reply_error(req, res, E_BAD_REQUEST, expected);
 	}
+	owner_acted(req);
 	int r = act(req->app, req->params[0], req->auth_seat, value, "api", &err);
 	json_decref(body);
 	if (r)
 		return reply_err(req, res, &err);
-	owner_acted(req);
 	reply_state(req, res);
 }
 

@@ -244,7 +244,7 @@ int notify_created(app *a, const game_loaded *g, db_error *err)
 		GString *t, *opp;
 		char *link;
 		long long address;
-		int to_move = (turn >> i) & 1, ok, r;
+		int to_move = (turn >> i) & 1, first = consent_may_offer(a, s->email), ok, r;
 
 		if ((r = seat_may_mail(a, g, i, "invitation", &address, &ok, err)))
 			return r;
@@ -259,11 +259,13 @@ int notify_created(app *a, const game_loaded *g, db_error *err)
 				       "%s\n\nPlay from your mail client by replying to the mails of this game, "
 				       "or in the browser.\n", s->name, g->rules->title, g->rules->seat_names[i],
 				       opponents(g, i, opp), g->rules->summary);
-		g_string_append(t, "\nThis is the only mail Rookery sends you until you answer it: reply to it, "
-				"play a move with your link below, or open the link and press \"Send me mail about "
-				"this game\". If you do nothing, Rookery will not write to you again.\n");
-		g_string_append_printf(t, to_move ? "\nYou move first.\n" :
-				       "\nOnce you answer, you will get a mail whenever it is your move.\n");
+		if (first)
+			g_string_append(t, "\nThis is the only mail Rookery sends you until you answer it: reply to it, "
+					"play a move with your link below, or open the link and press \"Send me mail about "
+					"this game\". If you do nothing, Rookery will not write to you again.\n");
+		g_string_append_printf(t, to_move ? "\nYou move first.\n" : first ?
+				       "\nOnce you answer, you will get a mail whenever it is your move.\n" :
+				       "\nYou will get a mail whenever it is your move.\n");
 		append_position(a, g, i, to_move, link, t);
 		r = queue_to_seat(a, g, i, "invitation", t->str, address, 1, err);
 		free(link);

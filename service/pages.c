@@ -381,6 +381,10 @@ static int form_seat(http_request *req, char **token, app_error *err)
 	} else if (seat >= 0 && !token_form_ok(req->app->form_key, *token, csrf)) {
 		app_fail(err, E_FORBIDDEN, "the form has expired; reload the page and try again");
 		seat = -2;
+	} else if (seat >= 0) {
+		/* A seat's form sent through a link that came by mail: its owner reads that mail, and
+		 * the change's own mails may reach them already. */
+		consent_token_acted(req->app, *token);
 	}
 	free(csrf);
 	return seat;
@@ -394,8 +398,6 @@ static void form_done(http_request *req, http_response *res, int seat, const cha
 	app_error lerr;
 
 	if (!err->code) {
-		/* A POST through a link that came by mail: its owner reads that mail. */
-		consent_token_acted(req->app, token);
 		char *loc = xasprintf("/games/%s?seat=%s", req->params[0], token);
 		http_redirect(res, loc);
 		free(loc);

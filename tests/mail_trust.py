@@ -16,10 +16,6 @@ the API and `rookery mail-in`, and reads what every address received:
 
 Python standard library only.
 """
-import email
-import email.policy
-import glob
-import html
 import os
 import re
 import sqlite3
@@ -35,7 +31,6 @@ import blackbox  # noqa: E402
 from blackbox import Daemon, LIMITS, SANITIZER_MARKS  # noqa: E402
 
 DOMAIN = "play.example.org"
-POLICY = email.policy.default
 MAIL_WAIT = 20
 ANN = ("Ann", "ann@players.test")        # South
 BEN = ("Ben", "ben@players.test")        # North
@@ -46,18 +41,14 @@ SHUFFLE = ["N 9 2 8 4", "n 1 2 2 4", "N 8 4 9 2", "n 2 4 1 2"]
 class Mailbox:
     """The daemon's maildir, read as each address's inbox."""
 
-    def __init__(self, root):
-        self.root = root
-
-    def all(self):
-        out = []
-        for f in sorted(glob.glob(os.path.join(self.root, "new", "*"))):
-            with open(f, "rb") as fh:
-                out.append(email.message_from_bytes(fh.read(), policy=POLICY))
-        return out
+    def __init__(self, d):
+        self.d = d
 
     def to(self, address):
-        return [m for m in self.all() if address in str(m["To"])]
+        return [m for m in self.d.maildir_mails() if address in str(m["To"])]
+
+    def all(self):
+        return self.d.maildir_mails()
 
     def wait_count(self, address, n, timeout=MAIL_WAIT):
         deadline = time.monotonic() + timeout
@@ -72,18 +63,12 @@ def text_of(msg):
     return msg.get_body(("plain",)).get_content()
 
 
-def seat_link(msg):
-    m = re.search(r"this link is yours alone\):\n(\S+)\n", text_of(msg))
-    assert m, text_of(msg)
-    return m.group(1)
-
-
 class TrustCase(unittest.TestCase):
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="rookery-trust-")
         self.d = Daemon("--reply-domain", DOMAIN, "--mail-retry", "1", workdir=self.tmp).start()
-        self.box = Mailbox(os.path.join(self.tmp, "mail"))
+        self.box = Mailbox(self.d)
         self.addCleanup(self.d.cleanup)
         self.addCleanup(self.stop)
 
@@ -129,16 +114,9 @@ class TrustCase(unittest.TestCase):
 
     def confirm(self, invitation):
         """What a player does who wants mail: open the invitation's link and press the button."""
-        url = seat_link(invitation)
-        path = url[len(self.d.base):]
-        page = self.d.get(path)
-        self.assertEqual(page.status, 200, page)
-        form = re.search(r'<form method="post" action="(/games/[a-z0-9]+/mail)"[^>]*>(.*?)</form>', page.text, re.S)
-        self.assertTrue(form, "the seat page offers mail to a reader who came by the invitation")
-        fields = dict(re.findall(r'name="(seat|csrf)" value="([^"]*)"', form.group(2)))
-        r = self.d.post_form(form.group(1), {"seat": html.unescape(fields["seat"]), "csrf": fields["csrf"]},
-                             origin=self.d.base)
-        self.assertEqual(r.status, 303, r)
+        url = blackbox.SEAT_LINK_IN_MAIL.search(text_of(invitation)).group(1)
+        gid = re.search(r"/games/([a-z0-9]+)\?", url).group(1)
+        self.assertEqual(self.d.ask_for_mail(gid, url).status, 303)
         return url.split("seat=")[1]
 
     def invitation(self, address):
@@ -202,6 +180,28 @@ class StaleReplyTests(TrustCase):
         # The same reply address again: it has acted.
         self.mail_in(self.reply(inv, "resign", ANN[1]))
         self.assertEqual(self.state(gid)["status"], "running")
+
+
+class OwnerActsTests(TrustCase):
+
+    def test_a_mailed_link_used_for_a_change_confirms_before_the_change_mails(self):
+        gid, tokens = self.new_game()
+        inv = self.invitation(BEN[1])
+        link = blackbox.SEAT_LINK_IN_MAIL.search(text_of(inv)).group(1)
+        mailed = link.split("seat=")[1]
+        self.assertNotEqual(mailed, tokens["North"], "the invitation has a seat link of its own")
+        self.assertEqual(self.d.post(f"/api/games/{gid}/resign", None, token=mailed).status, 200)
+        got = self.box.wait_count(BEN[1], 2)
+        self.assertEqual(len(got), 2, "the game-over mail reaches the owner who resigned")
+        self.assertIn("is over", text_of(got[1]))
+
+    def test_a_confirmed_address_is_invited_without_the_warning(self):
+        self.new_game()
+        self.confirm(self.invitation(BEN[1]))
+        gid2, _ = self.new_game(south=("Cat", "cat@players.test"), north=BEN)
+        got = self.box.wait_count(BEN[1], 2)
+        self.assertEqual(len(got), 2)
+        self.assertNotIn("only mail Rookery sends you", text_of(got[1]))
 
 
 class BackscatterTests(TrustCase):
