@@ -20,7 +20,7 @@ typedef void (*http_handler)(http_request *req, http_response *res);
 /* One row of the route table: see routes.c. */
 typedef struct http_route {
 	const char *method;
-	const char *pattern;     /* "/api/games/{}/moves": {} captures one path segment */
+	const char *pattern;     /* "/api/games/{}/moves": {} captures one path segment, {token} a secret one (never logged) */
 	enum http_auth auth;     /* Bearer seat token for API routes */
 	enum http_body body;
 	size_t max_body;
