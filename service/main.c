@@ -30,6 +30,8 @@
 #include <unistd.h>
 
 #define DEFAULT_DB "var/rookery.db"
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
 
 static const char usage_main[] =
 	"usage: rookery <command> [options]\n"
@@ -59,6 +61,10 @@ static const char usage_serve[] =
 	"  --proxy ADDR      requests from this address come through a reverse proxy: rate limits\n"
 	"                    count the client it names last in X-Forwarded-For, and the proxy is\n"
 	"                    not held to the connections-per-address limit\n"
+	"  --games-per-hour N\n"
+	"                    games one client address may create an hour (default "
+	STRINGIFY(LIMIT_GAMES_PER_HOUR) ";\n"
+	"                    0: no limit)\n"
 	"  --demo            create a demo Nchess game at start and print its seat links\n"
 	"\n"
 	"mail options:\n"
@@ -166,6 +172,22 @@ static int parse_port(const char *s, unsigned *port)
 	return 0;
 }
 
+/* A whole number 0..max in decimal digits only (no sign, no spaces). */
+static int parse_count(const char *s, unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!*s || strspn(s, "0123456789") != strlen(s))
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
 static int create_demo(app *a)
 {
 	game_seat_in seats[2] = {{"Ann", NULL}, {"Ben", NULL}};
@@ -201,6 +223,7 @@ static int cmd_serve(int argc, char **argv)
 		{"maildir", required_argument, NULL, 'M'},
 		{"mail-retry", required_argument, NULL, 'Y'},
 		{"proxy", required_argument, NULL, 'P'},
+		{"games-per-hour", required_argument, NULL, 'G'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -212,7 +235,7 @@ static int cmd_serve(int argc, char **argv)
 	mail_socket *msock = NULL;
 	char *sock_path = NULL, proxy[64];
 	int lock_fd = -1;
-	app a = {.lock = PTHREAD_MUTEX_INITIALIZER};
+	app a = {.lock = PTHREAD_MUTEX_INITIALIZER, .games_per_hour = LIMIT_GAMES_PER_HOUR};
 	http_server *srv = NULL;
 	sigset_t set;
 
@@ -245,6 +268,13 @@ static int cmd_serve(int argc, char **argv)
 				return 64;
 			}
 			a.proxy = proxy;
+			break;
+		case 'G':
+			if (parse_count(optarg, 1000000, &a.games_per_hour)) {
+				fprintf(stderr, "rookery: --games-per-hour must be a number from 0 to 1000000, not \"%s\"\n",
+					optarg);
+				return 64;
+			}
 			break;
 		case 'h': fputs(usage_serve, stdout); return 0;
 		default: fputs(usage_serve, stderr); return 64;
