@@ -138,6 +138,11 @@ int http_proxy_address(const char *text, char *out, size_t size)
 	return canonical_address(text, out, size) ? 0 : -1;
 }
 
+const char *http_cookie(http_request *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_COOKIE_KIND, name);
+}
+
 const char *http_header(http_request *req, const char *name)
 {
 	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
@@ -431,7 +436,9 @@ static const http_route *find_route(http_request *req, char *allow, size_t allow
 static void add_common_headers(struct MHD_Response *r, const http_response *res)
 {
 	MHD_add_response_header(r, "Content-Type", res->content_type ? res->content_type : "text/plain");
-	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+	/* The origin only, never a path or query (seat links are secrets); but the
+	 * origin, so that browsers name it in the Origin of our own forms. */
+	MHD_add_response_header(r, "Referrer-Policy", "strict-origin");
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(r, "X-Frame-Options", "DENY");
 	MHD_add_response_header(r, "Cache-Control", "no-store");
@@ -442,6 +449,8 @@ static void add_common_headers(struct MHD_Response *r, const http_response *res)
 		MHD_add_response_header(r, "Location", res->location);
 	if (res->allow)
 		MHD_add_response_header(r, "Allow", res->allow);
+	if (res->set_cookie)
+		MHD_add_response_header(r, "Set-Cookie", res->set_cookie);
 	/* Rate limits count by the hour (see pages_me.c). */
 	if (res->status == 429)
 		MHD_add_response_header(r, "Retry-After", "3600");
@@ -558,6 +567,7 @@ static enum MHD_Result send_response(struct pending *pd, http_response *res)
 	pd->status = res->status;
 	pd->code = res->code;
 	free(res->location);
+	free(res->set_cookie);
 	return ok;
 }
 
