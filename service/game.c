@@ -43,7 +43,8 @@ static int check_seat_input(const game_seat_in *s, int i, app_error *err)
 	if (strlen(s->name) > LIMIT_NAME)
 		return app_fail(err, E_TOO_LARGE, "seat %d: names are at most %d bytes", i + 1, LIMIT_NAME);
 	if (!text_printable(s->name))
-		return app_fail(err, E_BAD_REQUEST, "seat %d: the name must be UTF-8 text without control characters", i + 1);
+		return app_fail(err, E_BAD_REQUEST, "seat %d: the name must be UTF-8 text without control characters "
+				"(line breaks, tabs, direction marks and overrides)", i + 1);
 	if (s->email && *s->email) {
 		if (strlen(s->email) > LIMIT_EMAIL)
 			return app_fail(err, E_TOO_LARGE, "seat %d: the email address is too long", i + 1);
