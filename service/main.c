@@ -350,6 +350,7 @@ static int cmd_serve(int argc, char **argv)
 	} else {
 		a.base_url = xasprintf(strchr(address, ':') ? "http://[%s]:%u" : "http://%s:%u", address, port);
 	}
+	mc.link_base = a.base_url;
 	log_event("rookery %s serving %s on %s port %u (database %s)", ROOKERY_VERSION, a.base_url,
 		  address, port, dbpath);
 	log_event("mail: replies to play+...@%s, incoming through %s, outgoing %s %s", mc.reply_domain,
