@@ -323,10 +323,21 @@ static void append(char *out, size_t size, size_t *len, const char *s, size_t n)
 	out[*len] = 0;
 }
 
+/* A path segment that cannot be a secret: short, lower case, digits and punctuation only. */
+static int plain_word(const char *s, size_t n)
+{
+	if (n > 24)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '.'))
+			return 0;
+	return 1;
+}
+
 /*
  * Match path against pattern. On success fill req->params (when req is
  * given) and write into shown (when given) the path as it may be logged:
- * each {token} segment as "*".
+ * each {token} segment as "*", and each {} segment that is not a plain word.
  */
 static int match(const char *pattern, const char *path, http_request *req, char *shown, size_t size)
 {
@@ -348,7 +359,11 @@ static int match(const char *pattern, const char *path, http_request *req, char 
 			if (req)
 				req->params[n] = xstrndup(s, seg);
 			n++;
-			append(shown, size, &len, credential ? "*" : s, credential ? 1 : seg);
+			/* A plain parameter that is no plain word may be a secret typed at the wrong place. */
+			if (credential || !plain_word(s, seg))
+				append(shown, size, &len, "*", 1);
+			else
+				append(shown, size, &len, s, seg);
 			s += seg;
 			p = close + 1;
 		} else if (*p == *s) {
@@ -371,20 +386,9 @@ no:
 	return 0;
 }
 
-/* A path segment that cannot be a secret: short, lower case, digits and punctuation only. */
-static int plain_word(const char *s, size_t n)
-{
-	if (n > 16)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '.'))
-			return 0;
-	return 1;
-}
-
 /*
- * The path as logged. A path of a route shows its plain parameters and
- * "*" for each credential; any other path (a mistyped token link too) only
+ * The path as logged. A path of a route shows its plain parameters (those
+ * that are plain words) and "*" for each credential; any other path (a mistyped token link too) only
  * up to its first segment that is not a plain word.
  */
 static void log_path(const char *path, char *out, size_t size)

@@ -156,12 +156,12 @@ void page_me_games(http_request *req, http_response *res)
 		app_fail(&err, E_FORBIDDEN, "this form was sent from another site");
 		goto out;
 	}
+	if (!(email = signin_email(req, &err)))
+		goto out;
 	if (!csrf_ok) {
 		app_fail(&err, E_FORBIDDEN, PAGE_FORM_EXPIRED);
 		goto out;
 	}
-	if (!(email = signin_email(req, &err)))
-		goto out;
 	if (db_begin(req->app->db, &de) || db_seats_by_email(req->app->db, email, &seats, &n, &de)) {
 		app_fail(&err, E_INTERNAL, "the server could not do this; try again later");
 		goto out;

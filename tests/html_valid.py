@@ -123,7 +123,9 @@ class HtmlValidTests(blackbox.DaemonCase):
         return self.keep(label, "GET", path, self.d.get(path), status)
 
     def post_page(self, label, path, fields, status, origin=None):
-        return self.keep(label, "POST", path, self.d.post_form(path, fields, origin=origin), status)
+        """Post the form of the page that shows it (the home page's for /games), with its form token."""
+        page = {"/games": "/", "/me": "/me"}.get(path, path)
+        return self.keep(label, "POST", path, self.d.post_page_form(path, fields, page=page, origin=origin), status)
 
     # ---- playing ----
 
@@ -191,6 +193,8 @@ class HtmlValidTests(blackbox.DaemonCase):
         self.post_page("home with a form error (unknown variant)", "/games", {"variant": "no-such-game"}, 422)
         self.post_page("home with a form error (another site)", "/games", {"variant": variants[0]["id"]}, 403,
                        origin="https://elsewhere.example")
+        self.keep("home with a form error (no form token)", "POST", "/games",
+                  d.post_form("/games", {"variant": variants[0]["id"]}), 403)
         origin = f"http://127.0.0.1:{d.port}"
         for v in variants:
             title = v["title"]
