@@ -123,9 +123,12 @@ class HtmlValidTests(blackbox.DaemonCase):
         return self.keep(label, "GET", path, self.d.get(path), status)
 
     def post_page(self, label, path, fields, status, origin=None):
-        """Post the form of the page that shows it (the home page's for /games), with its form token."""
-        page = {"/games": "/", "/me": "/me"}.get(path, path)
-        return self.keep(label, "POST", path, self.d.post_page_form(path, fields, page=page, origin=origin), status)
+        """Post a form; those of the home page, /me and a sign-in page with their page's form token."""
+        if path == "/games" or path.startswith("/me"):
+            r = self.d.post_page_form(path, fields, page="/" if path == "/games" else path, origin=origin)
+        else:
+            r = self.d.post_form(path, fields, origin=origin)     # a seat's form: the fields hold its token
+        return self.keep(label, "POST", path, r, status)
 
     # ---- playing ----
 
