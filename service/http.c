@@ -45,7 +45,6 @@ struct http_server {
 	pthread_cond_t watch_wake;
 	struct watch *watches;
 	int watch_stop;
-	int watchdog_running;
 	pthread_t watchdog;
 };
 
@@ -864,8 +863,7 @@ http_server *http_start(app *a, const char *address, unsigned port)
 		http_free(s);
 		return NULL;
 	}
-	s->watchdog_running = pthread_create(&s->watchdog, NULL, watchdog, s) == 0;
-	if (!s->watchdog_running) {
+	if (pthread_create(&s->watchdog, NULL, watchdog, s)) {
 		fprintf(stderr, "rookery: cannot start the request watchdog\n");
 		MHD_stop_daemon(s->daemon);
 		http_free(s);
