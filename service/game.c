@@ -43,7 +43,8 @@ static int check_seat_input(const game_seat_in *s, int i, app_error *err)
 	if (strlen(s->name) > LIMIT_NAME)
 		return app_fail(err, E_TOO_LARGE, "seat %d: names are at most %d bytes", i + 1, LIMIT_NAME);
 	if (!text_printable(s->name))
-		return app_fail(err, E_BAD_REQUEST, "seat %d: the name must be UTF-8 text without control characters", i + 1);
+		return app_fail(err, E_BAD_REQUEST, "seat %d: the name must be UTF-8 text without control characters "
+				"(line breaks, tabs, direction marks and overrides)", i + 1);
 	if (s->email && *s->email) {
 		if (strlen(s->email) > LIMIT_EMAIL)
 			return app_fail(err, E_TOO_LARGE, "seat %d: the email address is too long", i + 1);
@@ -79,30 +80,41 @@ static int invited_before(const game_seat_in *seats, int i)
 }
 
 /*
- * Invitations go to whatever addresses a game's creator types in: so that
- * Rookery cannot be used to flood a mailbox, a client address may create only
- * so many games with invitations an hour, and an email address receive only
- * so many. The counts are committed even when the limit is hit, so that
- * hammering does not reset them; the refused game is not created.
+ * Every game costs storage, so a client address may create only
+ * a->games_per_hour games an hour. Invitations go to whatever addresses a
+ * game's creator types in: so that Rookery cannot be used to flood a
+ * mailbox, a client address may also create only so many games with
+ * invitations an hour, and an email address receive only so many. The
+ * counts are committed even when a limit is hit, so that hammering does not
+ * reset them; the refused game is not created.
  */
-static int limit_invitations(app *a, const char *client, const game_seat_in *seats, int nseats,
-			     app_error *err)
+static int limit_creation(app *a, const char *client, const game_seat_in *seats, int nseats,
+			  app_error *err)
 {
 	long long now = (long long)time(NULL);
-	int any = 0, allowed = 1, ok = 0, r;
+	int any = 0, games_ok = 1, allowed = 1, ok = 0, r = 0;
 	db_error de;
+	char *key;
 
 	for (int i = 0; i < nseats; i++)
 		any |= seats[i].email && *seats[i].email;
-	if (!client || !a->mail || !any)
+	any &= a->mail != NULL;
+	if (!client || (!any && !a->games_per_hour))
 		return 0;
 	if ((r = db_begin(a->db, &de)))
 		return storage_fail(err, &de);
-	char *key = xasprintf("invite-client:%s", client);
-	r = db_rate_hit(a->db, key, now, 3600, LIMIT_INVITING_GAMES_PER_HOUR, &ok, &de);
-	free(key);
-	allowed &= ok;
-	for (int i = 0; !r && i < nseats; i++) {
+	if (a->games_per_hour) {
+		key = xasprintf("games-client:%s", client);
+		r = db_rate_hit(a->db, key, now, 3600, (int)a->games_per_hour, &games_ok, &de);
+		free(key);
+	}
+	if (!r && any) {
+		key = xasprintf("invite-client:%s", client);
+		r = db_rate_hit(a->db, key, now, 3600, LIMIT_INVITING_GAMES_PER_HOUR, &ok, &de);
+		free(key);
+		allowed &= ok;
+	}
+	for (int i = 0; !r && any && i < nseats; i++) {
 		if (!seats[i].email || !*seats[i].email || invited_before(seats, i))
 			continue;
 		key = xasprintf("invite-address:%s", seats[i].email);
@@ -119,6 +131,8 @@ static int limit_invitations(app *a, const char *client, const game_seat_in *sea
 		db_rollback(a->db);
 		return storage_fail(err, &de);
 	}
+	if (!games_ok)
+		return app_fail(err, E_RATE_LIMITED, "too many games created from here; try again in an hour");
 	if (!allowed)
 		return app_fail(err, E_RATE_LIMITED, "too many invitations by mail from here or to one of "
 				"these addresses; try again in an hour, or leave the addresses out");
@@ -145,7 +159,7 @@ int game_create(app *a, const char *client, const char *variant, const game_seat
 	for (int i = 0; i < nseats; i++)
 		if ((r = check_seat_input(&seats[i], i, err)))
 			return r;
-	if ((r = limit_invitations(a, client, seats, nseats, err)))
+	if ((r = limit_creation(a, client, seats, nseats, err)))
 		return r;
 	if (rg->start(NULL, &pos, &re))
 		return app_fail(err, E_INTERNAL, "cannot set up %s: %s", rg->title, re.message);

@@ -14,22 +14,44 @@
 #include <stdatomic.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+/*
+ * One open connection, for the watchdog: libmicrohttpd's own timeout only
+ * ends idle connections, so a client trickling a byte now and then could
+ * hold one for ever. Linked from the server's list between the STARTED and
+ * CLOSED notifications, under watch_lock.
+ */
+struct watch {
+	int fd;
+	double since;                /* when the current request began (monotonic seconds) */
+	int receiving;               /* the request is still being received */
+	int cut;                     /* the watchdog shut the socket down */
+	struct watch *prev, *next;
+};
 
 struct http_server {
 	struct MHD_Daemon *daemon;
 	app *app;
 	atomic_int in_flight;        /* requests begun and not yet completed */
+	pthread_mutex_t watch_lock;  /* the list, and the sockets in it staying open */
+	pthread_cond_t watch_wake;
+	struct watch *watches;
+	int watch_stop;
+	pthread_t watchdog;
 };
 
 /* Per-request state, from the first call of the access handler to completion. */
 struct pending {
 	http_request req;
+	struct http_server *srv;
 	int started;                 /* the access handler has seen this request */
 	int uri_too_long;
 	size_t discarded;            /* bytes of an oversized body read and dropped */
@@ -37,6 +59,13 @@ struct pending {
 	int status;
 	int code;
 };
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
 
 static double elapsed_ms(const struct timespec *t0)
 {
@@ -106,6 +135,11 @@ void http_client_address(http_request *req, char *out, size_t size)
 int http_proxy_address(const char *text, char *out, size_t size)
 {
 	return canonical_address(text, out, size) ? 0 : -1;
+}
+
+const char *http_cookie(http_request *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_COOKIE_KIND, name);
 }
 
 const char *http_header(http_request *req, const char *name)
@@ -276,22 +310,63 @@ static int segment_ok(const char *s, size_t n)
 	return 1;
 }
 
-/* Match path against pattern; on success fill req->params. */
-static int match(const char *pattern, const char *path, http_request *req)
+/* Append n bytes of s to out (size bytes, *len used), cutting at the end. */
+static void append(char *out, size_t size, size_t *len, const char *s, size_t n)
+{
+	if (!out || *len + 1 >= size)
+		return;
+	if (n > size - 1 - *len)
+		n = size - 1 - *len;
+	memcpy(out + *len, s, n);
+	*len += n;
+	out[*len] = 0;
+}
+
+/* A path segment that cannot be a secret: short, lower case, digits and punctuation only. */
+static int plain_word(const char *s, size_t n)
+{
+	if (n > 24)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '.'))
+			return 0;
+	return 1;
+}
+
+/*
+ * Match path against pattern. On success fill req->params (when req is
+ * given) and write into shown (when given) the path as it may be logged:
+ * each {token} segment as "*", and each {} segment that is not a plain word.
+ */
+static int match(const char *pattern, const char *path, http_request *req, char *shown, size_t size)
 {
 	const char *p = pattern, *s = path;
+	size_t len = 0;
 	int n = 0;
 
+	if (shown && size)
+		shown[0] = 0;
 	while (*p && *s) {
-		if (p[0] == '{' && p[1] == '}') {
-			const char *slash = strchr(s, '/');
-			size_t len = slash ? (size_t)(slash - s) : strlen(s);
-			if (!segment_ok(s, len) || n == HTTP_MAX_PARAMS)
+		if (p[0] == '{') {
+			const char *close = strchr(p, '}'), *slash = strchr(s, '/');
+			size_t seg = slash ? (size_t)(slash - s) : strlen(s);
+			int credential = close && close - p == 6 && !strncmp(p, "{token}", 7);
+			if (!close || (close != p + 1 && !credential))
+				goto no;     /* a pattern names no other kind of parameter */
+			if (!segment_ok(s, seg) || n == HTTP_MAX_PARAMS)
 				goto no;
-			req->params[n++] = xstrndup(s, len);
-			s += len;
-			p += 2;
+			if (req)
+				req->params[n] = xstrndup(s, seg);
+			n++;
+			/* A plain parameter that is no plain word may be a secret typed at the wrong place. */
+			if (credential || !plain_word(s, seg))
+				append(shown, size, &len, "*", 1);
+			else
+				append(shown, size, &len, s, seg);
+			s += seg;
+			p = close + 1;
 		} else if (*p == *s) {
+			append(shown, size, &len, s, 1);
 			p++, s++;
 		} else {
 			goto no;
@@ -299,14 +374,41 @@ static int match(const char *pattern, const char *path, http_request *req)
 	}
 	if (*p || *s)
 		goto no;
-	req->nparams = n;
+	if (req)
+		req->nparams = n;
 	return 1;
 no:
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; req && i < n; i++) {
 		free(req->params[i]);
 		req->params[i] = NULL;
 	}
 	return 0;
+}
+
+/*
+ * The path as logged. A path of a route shows its plain parameters (those
+ * that are plain words) and "*" for each credential; any other path (a mistyped token link too) only
+ * up to its first segment that is not a plain word.
+ */
+static void log_path(const char *path, char *out, size_t size)
+{
+	size_t len = 0;
+
+	for (const http_route *r = http_routes; r->method; r++)
+		if (match(r->pattern, path, NULL, out, size))
+			return;
+	out[0] = 0;
+	for (const char *s = path; *s == '/';) {
+		size_t seg = strcspn(s + 1, "/");
+		if (!plain_word(s + 1, seg)) {
+			append(out, size, &len, "/*", 2);
+			return;
+		}
+		append(out, size, &len, s, seg + 1);
+		s += seg + 1;
+	}
+	if (!len)
+		append(out, size, &len, "*", 1);
 }
 
 /* Find the route; *allow lists the methods of a path that matched with another method. */
@@ -316,7 +418,7 @@ static const http_route *find_route(http_request *req, char *allow, size_t allow
 
 	allow[0] = 0;
 	for (const http_route *r = http_routes; r->method; r++) {
-		if (!match(r->pattern, req->path, req))
+		if (!match(r->pattern, req->path, req, NULL, 0))
 			continue;
 		if (strcmp(r->method, method) == 0)
 			return r;
@@ -337,7 +439,9 @@ static const http_route *find_route(http_request *req, char *allow, size_t allow
 static void add_common_headers(struct MHD_Response *r, const http_response *res)
 {
 	MHD_add_response_header(r, "Content-Type", res->content_type ? res->content_type : "text/plain");
-	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+	/* The origin only, never a path or query (seat links are secrets); but the
+	 * origin, so that browsers name it in the Origin of our own forms. */
+	MHD_add_response_header(r, "Referrer-Policy", "strict-origin");
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(r, "X-Frame-Options", "DENY");
 	MHD_add_response_header(r, "Cache-Control", "no-store");
@@ -348,9 +452,108 @@ static void add_common_headers(struct MHD_Response *r, const http_response *res)
 		MHD_add_response_header(r, "Location", res->location);
 	if (res->allow)
 		MHD_add_response_header(r, "Allow", res->allow);
+	if (res->set_cookie)
+		MHD_add_response_header(r, "Set-Cookie", res->set_cookie);
 	/* Rate limits count by the hour (see pages_me.c). */
 	if (res->status == 429)
 		MHD_add_response_header(r, "Retry-After", "3600");
+}
+
+/* The watch of conn's connection, or NULL. */
+static struct watch *watch_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
+/*
+ * The request on conn has been received (receiving 0: its answer is
+ * queued), or it completed and the next one may begin (receiving 1, from now).
+ */
+static void watch_mark(http_server *srv, struct MHD_Connection *conn, int receiving)
+{
+	struct watch *w = watch_of(conn);
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&srv->watch_lock);
+	w->receiving = receiving;
+	if (receiving)
+		w->since = now_s();
+	pthread_mutex_unlock(&srv->watch_lock);
+}
+
+/*
+ * Track each connection from accept to close. libmicrohttpd notifies CLOSED
+ * before it closes the socket, and the watchdog shuts sockets down only
+ * under watch_lock while they are listed: it never touches a descriptor
+ * that has been closed (and perhaps reused).
+ */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	http_server *srv = cls;
+	struct watch *w = *socket_context;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		if (!ci)
+			return;
+		w = xcalloc(1, sizeof *w);
+		w->fd = ci->connect_fd;
+		w->since = now_s();
+		w->receiving = 1;
+		pthread_mutex_lock(&srv->watch_lock);
+		w->next = srv->watches;
+		if (w->next)
+			w->next->prev = w;
+		srv->watches = w;
+		pthread_mutex_unlock(&srv->watch_lock);
+		*socket_context = w;
+	} else if (w) {
+		pthread_mutex_lock(&srv->watch_lock);
+		if (w->prev)
+			w->prev->next = w->next;
+		else
+			srv->watches = w->next;
+		if (w->next)
+			w->next->prev = w->prev;
+		pthread_mutex_unlock(&srv->watch_lock);
+		free(w);
+		*socket_context = NULL;
+	}
+}
+
+/*
+ * Once a second, shut down the connections whose request has not been
+ * received whole LIMIT_REQUEST_RECEIVE_S after it began: libmicrohttpd
+ * then sees the connection end and closes it itself.
+ */
+static void *watchdog(void *arg)
+{
+	http_server *srv = arg;
+
+	pthread_mutex_lock(&srv->watch_lock);
+	while (!srv->watch_stop) {
+		struct timespec until;
+		double now = now_s();
+		int cut = 0;
+
+		for (struct watch *w = srv->watches; w; w = w->next)
+			if (w->receiving && !w->cut && now - w->since >= LIMIT_REQUEST_RECEIVE_S) {
+				shutdown(w->fd, SHUT_RDWR);
+				w->cut = 1;
+				cut++;
+			}
+		if (cut)
+			log_event("http: closed %d connection%s whose request took over %d s to arrive", cut,
+				  cut == 1 ? "" : "s", LIMIT_REQUEST_RECEIVE_S);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 1;
+		pthread_cond_timedwait(&srv->watch_wake, &srv->watch_lock, &until);
+	}
+	pthread_mutex_unlock(&srv->watch_lock);
+	return NULL;
 }
 
 static enum MHD_Result send_response(struct pending *pd, http_response *res)
@@ -358,6 +561,7 @@ static enum MHD_Result send_response(struct pending *pd, http_response *res)
 	struct MHD_Response *r;
 	enum MHD_Result ok;
 
+	watch_mark(pd->srv, pd->req.conn, 0);
 	r = MHD_create_response_from_buffer(res->len, res->body, MHD_RESPMEM_MUST_FREE);
 	res->body = NULL;
 	add_common_headers(r, res);
@@ -366,6 +570,7 @@ static enum MHD_Result send_response(struct pending *pd, http_response *res)
 	pd->status = res->status;
 	pd->code = res->code;
 	free(res->location);
+	free(res->set_cookie);
 	return ok;
 }
 
@@ -469,6 +674,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 
 	atomic_fetch_add(&srv->in_flight, 1);
 	clock_gettime(CLOCK_MONOTONIC, &pd->t0);
+	pd->srv = srv;
 	pd->req.conn = conn;
 	pd->req.app = srv->app;
 	pd->req.auth_seat = -1;
@@ -565,14 +771,19 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 {
 	struct http_server *srv = cls;
 	struct pending *pd = *con_cls;
-	(void)conn;
 
+	/* The next request on this connection begins now. */
+	watch_mark(srv, conn, 1);
 	if (!pd)
 		return;
 	atomic_fetch_sub(&srv->in_flight, 1);
-	/* The path is logged without its query string, which may hold a seat token. */
-	char path[160];
-	log_sanitize(path, sizeof path, pd->req.path ? pd->req.path : "-");
+	/* The path is logged without its query string and its credentials (see routes.c). */
+	char shown[160], path[160];
+	if (pd->req.path)
+		log_path(pd->req.path, shown, sizeof shown);
+	else
+		snprintf(shown, sizeof shown, "-");
+	log_sanitize(path, sizeof path, shown);
 	log_event("%s %s %d%s%s %.1fms%s", pd->req.method[0] ? pd->req.method : "-", path, pd->status,
 		  pd->code ? " " : "", pd->code ? app_code_name(pd->code) : "", elapsed_ms(&pd->t0),
 		  why == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
@@ -592,6 +803,20 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	msg[strcspn(msg, "\n")] = 0;
 	log_event("http: %s", msg);
+}
+
+/* Free the server once libmicrohttpd and the watchdog have stopped. */
+static void http_free(http_server *s)
+{
+	/* libmicrohttpd has closed every connection: nothing is listed any more. */
+	while (s->watches) {
+		struct watch *w = s->watches;
+		s->watches = w->next;
+		free(w);
+	}
+	pthread_cond_destroy(&s->watch_wake);
+	pthread_mutex_destroy(&s->watch_lock);
+	free(s);
 }
 
 http_server *http_start(app *a, const char *address, unsigned port)
@@ -616,6 +841,8 @@ http_server *http_start(app *a, const char *address, unsigned port)
 	}
 	s = xcalloc(1, sizeof *s);
 	s->app = a;
+	pthread_mutex_init(&s->watch_lock, NULL);
+	pthread_cond_init(&s->watch_wake, NULL);
 	/* One polling thread: requests run one at a time against the one writer connection. */
 	s->daemon = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, s,
 				     MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
@@ -626,13 +853,20 @@ http_server *http_start(app *a, const char *address, unsigned port)
 				     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)(a->proxy ? 0 : LIMIT_CONNECTIONS_PER_IP),
 				     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)LIMIT_HEADER_MEMORY,
 				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+				     MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
 				     MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
 				     MHD_OPTION_UNESCAPE_CALLBACK, on_unescape, s,
 				     MHD_OPTION_END);
 	if (!s->daemon) {
 		fprintf(stderr, "rookery: cannot listen on %s port %u: %s\n", address, port,
 			errno ? strerror(errno) : "libmicrohttpd refused");
-		free(s);
+		http_free(s);
+		return NULL;
+	}
+	if (pthread_create(&s->watchdog, NULL, watchdog, s)) {
+		fprintf(stderr, "rookery: cannot start the request watchdog\n");
+		MHD_stop_daemon(s->daemon);
+		http_free(s);
 		return NULL;
 	}
 	return s;
@@ -653,5 +887,10 @@ void http_stop(http_server *s, int grace_s)
 	for (int i = 0; i < grace_s * 100 && atomic_load(&s->in_flight) > 0; i++)
 		usleep(10 * 1000);
 	MHD_stop_daemon(s->daemon);
-	free(s);
+	pthread_mutex_lock(&s->watch_lock);
+	s->watch_stop = 1;
+	pthread_cond_signal(&s->watch_wake);
+	pthread_mutex_unlock(&s->watch_lock);
+	pthread_join(s->watchdog, NULL);
+	http_free(s);
 }

@@ -20,7 +20,7 @@ typedef void (*http_handler)(http_request *req, http_response *res);
 /* One row of the route table: see routes.c. */
 typedef struct http_route {
 	const char *method;
-	const char *pattern;     /* "/api/games/{}/moves": {} captures one path segment */
+	const char *pattern;     /* "/api/games/{}/moves": {} captures one path segment, {token} a secret one (never logged) */
 	enum http_auth auth;     /* Bearer seat token for API routes */
 	enum http_body body;
 	size_t max_body;
@@ -51,6 +51,7 @@ struct http_response {
 	const char *content_type;
 	char *location;                  /* malloc'd, for redirects */
 	const char *allow;               /* for 405 */
+	char *set_cookie;                /* malloc'd Set-Cookie value, or NULL */
 	int code;                        /* the app_code of an error answer, for the log */
 };
 
@@ -83,6 +84,9 @@ void http_client_address(http_request *req, char *out, size_t size);
 
 /* Write the address text (--proxy) the way http_client_address compares it: 0, or -1 if it is none. */
 int http_proxy_address(const char *text, char *out, size_t size);
+
+/* Look up a cookie the request sent; NULL when absent. */
+const char *http_cookie(http_request *req, const char *name);
 
 /* Look up a request header; NULL when absent. */
 const char *http_header(http_request *req, const char *name);

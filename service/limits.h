@@ -6,6 +6,7 @@
 #define LIMIT_CONNECTIONS            512          /* open connections at once (the process has 1024 descriptors) */
 #define LIMIT_CONNECTIONS_PER_IP     32
 #define LIMIT_CONNECTION_TIMEOUT_S   30           /* idle or slow connections are closed */
+#define LIMIT_REQUEST_RECEIVE_S      20           /* a request line, headers and body must arrive within this, however trickled */
 #define LIMIT_HEADER_MEMORY          (32 * 1024)  /* per connection: request line and headers */
 #define LIMIT_URL_LENGTH             2048
 #define LIMIT_BODY_JSON              (16 * 1024)  /* JSON API bodies */
@@ -25,6 +26,7 @@
 #define LIMIT_GAME_ID                32
 #define LIMIT_TOKEN                  64
 #define LIMIT_CLIENT_SEED            64           /* printable ASCII characters of a seat's client seed for the dice */
+#define LIMIT_GAMES_PER_HOUR         120          /* games one client address may create (serve --games-per-hour) */
 
 /* Mail */
 #define LIMIT_MAIL_SIZE              (256 * 1024) /* an incoming message */

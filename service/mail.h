@@ -12,6 +12,7 @@ typedef struct mail_config {
 	char *from;          /* the sender address, e.g. rookery@example.org */
 	char *reply_domain;  /* replies go to play+TOKEN@reply_domain */
 	char *maildir;       /* where mails are written when there is no SMTP server */
+	const char *link_base; /* the server's base URL: HTML mails link only URLs under it; NULL: none */
 } mail_config;
 
 /* Reply tokens: lower-case, so that mail systems that fold case keep them valid. */

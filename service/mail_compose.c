@@ -30,32 +30,65 @@ static GMimeObject *text_part(const char *subtype, const char *content)
 	return GMIME_OBJECT(part);
 }
 
-/* The text as HTML: escaped, in a <pre> so boards keep their columns, links made clickable. */
-static char *html_of(const char *text)
+static void append_escaped(GString *out, const char *s, size_t n)
+{
+	char *e = g_markup_escape_text(s, (gssize)n);
+	g_string_append(out, e);
+	g_free(e);
+}
+
+/*
+ * Where a line of the text holds one of Rookery's own links: a URL under
+ * base ("base/..." in the characters of our paths and queries) that ends the
+ * line and either fills it or follows ": " ("Rules of Nchess: URL"). Returns
+ * the offset of the URL in the line, or -1. Quoted lines ("> ...") are what
+ * someone else wrote and hold none.
+ */
+static long own_link_at(const char *base, const char *line, size_t n)
+{
+	size_t blen = base ? strlen(base) : 0;
+
+	if (!blen || (n && line[0] == '>'))
+		return -1;
+	for (size_t at = 0; at + blen < n; at++) {
+		if ((at && (at < 2 || line[at - 2] != ':' || line[at - 1] != ' ')) ||
+		    strncmp(line + at, base, blen) || line[at + blen] != '/')
+			continue;
+		for (size_t k = at + blen; k < n; k++)
+			if (!g_ascii_isalnum(line[k]) && !strchr("-._~/?=&%+", line[k]))
+				return -1;
+		return (long)at;
+	}
+	return -1;
+}
+
+/*
+ * The text as HTML: escaped, in a <pre> so boards keep their columns. Only
+ * Rookery's own links become links (see own_link_at): a player's name, or
+ * text quoted from a mail, never turns into one, whatever it looks like.
+ */
+static char *html_of(const char *base, const char *text)
 {
 	GString *out = g_string_new("<!doctype html><html><body><pre style=\"font-family:monospace\">");
-	char *escaped = g_markup_escape_text(text, -1);
-	const char *p = escaped;
 
-	while (*p) {
-		const char *http = strstr(p, "http");
-		if (!http || (strncmp(http, "http://", 7) && strncmp(http, "https://", 8))) {
-			size_t n = http ? (size_t)(http - p) + 4 : strlen(p);
-			g_string_append_len(out, p, (gssize)n);
-			p += n;
-			continue;
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		long at = own_link_at(base, p, n);
+		if (at < 0) {
+			append_escaped(out, p, n);
+		} else {
+			append_escaped(out, p, (size_t)at);
+			g_string_append(out, "<a href=\"");
+			append_escaped(out, p + at, n - (size_t)at);
+			g_string_append(out, "\">");
+			append_escaped(out, p + at, n - (size_t)at);
+			g_string_append(out, "</a>");
 		}
-		size_t n = strcspn(http, " \n\t<>\"");
-		g_string_append_len(out, p, http - p);
-		g_string_append(out, "<a href=\"");
-		g_string_append_len(out, http, (gssize)n);
-		g_string_append(out, "\">");
-		g_string_append_len(out, http, (gssize)n);
-		g_string_append(out, "</a>");
-		p = http + n;
+		p += n;
+		if (*p == '\n')
+			g_string_append_c(out, *p++);
 	}
 	g_string_append(out, "</pre></body></html>\n");
-	g_free(escaped);
 	char *s = xstrdup(out->str);
 	g_string_free(out, TRUE);
 	return s;
@@ -127,7 +160,7 @@ char *mail_compose(const mail_config *mc, const mail_out *m)
 	body = text_part("plain", m->text);
 	if (m->with_html) {
 		GMimeMultipart *alt = g_mime_multipart_new_with_subtype("alternative");
-		char *html = html_of(m->text);
+		char *html = html_of(mc->link_base, m->text);
 		GMimeObject *hp = text_part("html", html);
 		free(html);
 		g_mime_multipart_add(alt, body);

@@ -32,6 +32,8 @@
 #include <unistd.h>
 
 #define DEFAULT_DB "var/rookery.db"
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
 
 static const char usage_main[] =
 	"usage: rookery <command> [options]\n"
@@ -61,6 +63,10 @@ static const char usage_serve[] =
 	"  --proxy ADDR      requests from this address come through a reverse proxy: rate limits\n"
 	"                    count the client it names last in X-Forwarded-For, and the proxy is\n"
 	"                    not held to the connections-per-address limit\n"
+	"  --games-per-hour N\n"
+	"                    games one client address may create an hour (default "
+	STRINGIFY(LIMIT_GAMES_PER_HOUR) ";\n"
+	"                    0: no limit)\n"
 	"  --demo            create a demo Nchess game at start and print its seat links\n"
 	"\n"
 	"mail options:\n"
@@ -194,6 +200,22 @@ static int parse_group(const char *s, gid_t *gid)
 	return 0;
 }
 
+/* A whole number 0..max in decimal digits only (no sign, no spaces). */
+static int parse_count(const char *s, unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!*s || strspn(s, "0123456789") != strlen(s))
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
 static int create_demo(app *a)
 {
 	game_seat_in seats[2] = {{"Ann", NULL}, {"Ben", NULL}};
@@ -230,6 +252,7 @@ static int cmd_serve(int argc, char **argv)
 		{"mail-retry", required_argument, NULL, 'Y'},
 		{"proxy", required_argument, NULL, 'P'},
 		{"mail-group", required_argument, NULL, 'G'},
+		{"games-per-hour", required_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -242,7 +265,7 @@ static int cmd_serve(int argc, char **argv)
 	gid_t mail_group = (gid_t)-1;
 	char *sock_path = NULL, *control_path = NULL, proxy[64];
 	int lock_fd = -1;
-	app a = {.lock = PTHREAD_MUTEX_INITIALIZER};
+	app a = {.lock = PTHREAD_MUTEX_INITIALIZER, .games_per_hour = LIMIT_GAMES_PER_HOUR};
 	http_server *srv = NULL;
 	sigset_t set;
 
@@ -279,6 +302,13 @@ static int cmd_serve(int argc, char **argv)
 		case 'G':
 			if (parse_group(optarg, &mail_group)) {
 				fprintf(stderr, "rookery: --mail-group must be a group name or number, not \"%s\"\n", optarg);
+				return 64;
+			}
+			break;
+		case 'H':
+			if (parse_count(optarg, 1000000, &a.games_per_hour)) {
+				fprintf(stderr, "rookery: --games-per-hour must be a number from 0 to 1000000, not \"%s\"\n",
+					optarg);
 				return 64;
 			}
 			break;
@@ -360,6 +390,7 @@ static int cmd_serve(int argc, char **argv)
 	} else {
 		a.base_url = xasprintf(strchr(address, ':') ? "http://[%s]:%u" : "http://%s:%u", address, port);
 	}
+	mc.link_base = a.base_url;
 	log_event("rookery %s serving %s on %s port %u (database %s)", ROOKERY_VERSION, a.base_url,
 		  address, port, dbpath);
 	log_event("mail: replies to play+...@%s, incoming through %s, outgoing %s %s", mc.reply_domain,

@@ -59,20 +59,59 @@ static json_t *variants_model(void)
 	return list;
 }
 
+/*
+ * Forms that need no seat (the home page's, /me's) are tied to a random
+ * cookie instead: the page sets it when the browser has none and carries its
+ * HMAC under the form key; a post must bring both. A cross-site page can
+ * neither read the cookie nor make the HMAC. The cookie is __Host- prefixed
+ * behind https, so that no sibling host can plant one.
+ */
+static const char *form_cookie_name(const app *a)
+{
+	return strncmp(a->base_url, "https://", 8) ? "rookery_form" : "__Host-rookery_form";
+}
+
+json_t *page_form_csrf(http_request *req, http_response *res)
+{
+	const char *cookie = http_cookie(req, form_cookie_name(req->app));
+	char fresh[TOKEN_TEXT], csrf[FORM_TOKEN_TEXT];
+
+	if (!token_well_formed(cookie)) {
+		int secure = !strncmp(req->app->base_url, "https://", 8);
+		token_new(fresh);
+		free(res->set_cookie);
+		res->set_cookie = xasprintf("%s=%s; Path=/; HttpOnly; SameSite=Strict%s",
+					    form_cookie_name(req->app), fresh, secure ? "; Secure" : "");
+		cookie = fresh;
+	}
+	token_form(req->app->form_key, cookie, csrf);
+	return json_string(csrf);
+}
+
+int page_form_ok(http_request *req)
+{
+	const char *cookie = http_cookie(req, form_cookie_name(req->app));
+	char *csrf = http_form_field(req, "csrf");
+	int ok = token_well_formed(cookie) && token_form_ok(req->app->form_key, cookie, csrf);
+
+	free(csrf);
+	return ok;
+}
+
 void page_home(http_request *req, http_response *res)
 {
-	page_render(req, res, 200, "home.html", json_pack("{s:s, s:o}", "title", "Rookery",
-		"variants", variants_model()));
+	page_render(req, res, 200, "home.html", json_pack("{s:s, s:o, s:o}", "title", "Rookery",
+		"variants", variants_model(), "csrf", page_form_csrf(req, res)));
 }
 
 /*
  * Cross-site check. Browsers say where a form came from in Sec-Fetch-Site
- * and Origin. Because our pages send Referrer-Policy: no-referrer (seat
- * links are secrets), Chromium sends "Origin: null" even for our own forms;
- * that is accepted when Sec-Fetch-Site vouches for it or is absent (older
- * browsers), where the per-form token still guards every seat's form.
- * Otherwise the Origin must be the scheme://host[:port] of the base URL, or
- * match the Host the request came to.
+ * and Origin. Our pages' Referrer-Policy (strict-origin) lets browsers name
+ * our origin in the Origin of our own forms, so "Origin: null" (a sandboxed
+ * frame, a data: page, a redirect from elsewhere) is always refused. The
+ * Origin must be the scheme://host[:port] of the base URL, or match the Host
+ * the request came to. A request without Origin is no browser's form post;
+ * the per-form tokens guard every form all the same.
  */
 int page_same_origin(http_request *req)
 {
@@ -83,8 +122,10 @@ int page_same_origin(http_request *req)
 
 	if (site && strcasecmp(site, "same-origin") && strcasecmp(site, "none"))
 		return 0;
-	if (!origin || !strcmp(origin, "null"))
+	if (!origin)
 		return 1;
+	if (!strcmp(origin, "null"))
+		return 0;
 	if (scheme_end) {
 		const char *path = strchr(scheme_end + 3, '/');
 		base_len = path ? (size_t)(path - base) : strlen(base);
@@ -110,6 +151,10 @@ void page_create(http_request *req, http_response *res)
 
 	if (!page_same_origin(req)) {
 		app_fail(&err, E_FORBIDDEN, "this form was sent from another site");
+		goto out;
+	}
+	if (!page_form_ok(req)) {
+		app_fail(&err, E_FORBIDDEN, PAGE_FORM_EXPIRED);
 		goto out;
 	}
 	if (!rg) {
@@ -139,8 +184,8 @@ void page_create(http_request *req, http_response *res)
 		"Game created", "id", c.id, "variant", rg->title, "links", links));
 out:
 	if (err.code) {
-		json_t *m = json_pack("{s:s, s:o, s:s}", "title", "Rookery", "variants",
-				      variants_model(), "error", err.message);
+		json_t *m = json_pack("{s:s, s:o, s:s, s:o}", "title", "Rookery", "variants",
+				      variants_model(), "error", err.message, "csrf", page_form_csrf(req, res));
 		page_render(req, res, app_code_status(err.code), "home.html", m);
 		res->code = err.code;
 	}
@@ -379,7 +424,7 @@ static int form_seat(http_request *req, char **token, app_error *err)
 		app_fail(err, E_UNAUTHORIZED, "this needs your seat link");
 		seat = -2;
 	} else if (seat >= 0 && !token_form_ok(req->app->form_key, *token, csrf)) {
-		app_fail(err, E_FORBIDDEN, "the form has expired; reload the page and try again");
+		app_fail(err, E_FORBIDDEN, PAGE_FORM_EXPIRED);
 		seat = -2;
 	} else if (seat >= 0) {
 		/* A seat's form sent through a link that came by mail: its owner reads that mail, and

@@ -29,6 +29,19 @@ void page_me_games(http_request *req, http_response *res);
 /* Render template name with model (stolen) as a complete page with status. */
 void page_render(http_request *req, http_response *res, int status, const char *name, json_t *model);
 
+/* What a form without its right form token is told (403 forbidden). */
+#define PAGE_FORM_EXPIRED "the form has expired or lost its cookie; reload the page and try again"
+
+/*
+ * The form token of a page whose forms need no seat (home, /me), as a JSON
+ * string for its model; sets the form cookie on res when the request
+ * brought none.
+ */
+json_t *page_form_csrf(http_request *req, http_response *res);
+
+/* True when a form post brings the form cookie and its form token (field csrf). */
+int page_form_ok(http_request *req);
+
 /* False when a form post comes from another site (Sec-Fetch-Site, Origin). */
 int page_same_origin(http_request *req);
 

@@ -62,6 +62,11 @@ void page_mail_stop_post(http_request *req, http_response *res)
 	const char *done = NULL;
 	char *action = NULL, *csrf = NULL;
 
+	/* A mail provider's POST has no Origin; a browser's from elsewhere (or from nowhere) is refused. */
+	if (!page_same_origin(req)) {
+		app_fail(&err, E_FORBIDDEN, "this form was sent from another site");
+		goto out;
+	}
 	if (stop_address(req, &ad, &err))
 		goto out;
 	if (req->body && strstr(req->body, "List-Unsubscribe=One-Click")) {
@@ -70,8 +75,8 @@ void page_mail_stop_post(http_request *req, http_response *res)
 	} else {
 		action = http_form_field(req, "action");
 		csrf = http_form_field(req, "csrf");
-		if (!page_same_origin(req) || !token_form_ok(req->app->form_key, req->params[0], csrf)) {
-			app_fail(&err, E_FORBIDDEN, "this form was sent from another site or has expired; reload the page");
+		if (!token_form_ok(req->app->form_key, req->params[0], csrf)) {
+			app_fail(&err, E_FORBIDDEN, "the form has expired; reload the page and try again");
 			goto out;
 		}
 		if (action && !strcmp(action, "stop")) {

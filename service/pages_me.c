@@ -23,7 +23,8 @@
 
 void page_me(http_request *req, http_response *res)
 {
-	page_render(req, res, 200, "me.html", json_pack("{s:s}", "title", "My games"));
+	page_render(req, res, 200, "me.html", json_pack("{s:s, s:o}", "title", "My games",
+		"csrf", page_form_csrf(req, res)));
 }
 
 /* Queue the sign-in mail when the address has games; the answer never tells whether it has. */
@@ -85,16 +86,19 @@ void page_me_request(http_request *req, http_response *res)
 	http_client_address(req, client, sizeof client);
 	if (!page_same_origin(req))
 		app_fail(&err, E_FORBIDDEN, "this form was sent from another site");
+	else if (!page_form_ok(req))
+		app_fail(&err, E_FORBIDDEN, PAGE_FORM_EXPIRED);
 	else if (!email || strlen(email) > LIMIT_EMAIL || !text_email_plausible(email))
 		app_fail(&err, E_BAD_REQUEST, "that is not an email address");
 	else
 		request_link(req->app, email, client, &err);
 	if (err.code) {
-		page_render(req, res, app_code_status(err.code), "me.html", json_pack("{s:s, s:s}",
-			"title", "My games", "error", err.message));
+		page_render(req, res, app_code_status(err.code), "me.html", json_pack("{s:s, s:s, s:o}",
+			"title", "My games", "error", err.message, "csrf", page_form_csrf(req, res)));
 		res->code = err.code;
 	} else {
-		page_render(req, res, 200, "me.html", json_pack("{s:s, s:b}", "title", "My games", "sent", 1));
+		page_render(req, res, 200, "me.html", json_pack("{s:s, s:b, s:o}", "title", "My games", "sent", 1,
+			"csrf", page_form_csrf(req, res)));
 	}
 	free(email);
 }
@@ -124,12 +128,14 @@ static char *signin_email(http_request *req, app_error *err)
 void page_me_open(http_request *req, http_response *res)
 {
 	app_error err = {0};
-	char *email = signin_email(req, &err);
+	char *email = signin_email(req, &err), csrf[FORM_TOKEN_TEXT];
 
 	if (!email)
 		return http_reply_error(req, res, err.code, err.message);
-	page_render(req, res, 200, "me-open.html", json_pack("{s:s, s:s, s:s}", "title", "My games",
-		"email", email, "token", req->params[0]));
+	/* The confirm form's token is bound to the sign-in token, as a seat's forms are to the seat's. */
+	token_form(req->app->form_key, req->params[0], csrf);
+	page_render(req, res, 200, "me-open.html", json_pack("{s:s, s:s, s:s, s:s}", "title", "My games",
+		"email", email, "token", req->params[0], "csrf", csrf));
 	free(email);
 }
 
@@ -143,12 +149,19 @@ void page_me_games(http_request *req, http_response *res)
 	db_error de;
 	json_t *to_move = json_array(), *waiting = json_array(), *over = json_array();
 
+	char *csrf = http_form_field(req, "csrf");
+	int csrf_ok = token_form_ok(req->app->form_key, req->params[0], csrf);
+	free(csrf);
 	if (!page_same_origin(req)) {
 		app_fail(&err, E_FORBIDDEN, "this form was sent from another site");
 		goto out;
 	}
 	if (!(email = signin_email(req, &err)))
 		goto out;
+	if (!csrf_ok) {
+		app_fail(&err, E_FORBIDDEN, PAGE_FORM_EXPIRED);
+		goto out;
+	}
 	if (db_begin(req->app->db, &de) || db_seats_by_email(req->app->db, email, &seats, &n, &de)) {
 		app_fail(&err, E_INTERNAL, "the server could not do this; try again later");
 		goto out;

@@ -6,6 +6,12 @@
 
 #include <stddef.h>
 
+/*
+ * In a pattern, {} captures one path segment as a plain parameter and
+ * {token} captures one that is a credential (a sign-in token, a seat
+ * token...): both land in req->params in order, but the request log
+ * writes a {token} segment as "*". Mark every secret segment {token}.
+ */
 const http_route http_routes[] = {
 	/* method  pattern                      auth           body       max body          api handler */
 	{"GET",  "/api/variants",              AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, api_variants},
@@ -26,13 +32,13 @@ const http_route http_routes[] = {
 	{"POST", "/games/{}/resign",           AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_resign},
 	{"POST", "/games/{}/draw",             AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_draw},
 	{"POST", "/games/{}/mail",             AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_mail_me},
-	{"GET",  "/mail/stop/{}",              AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_mail_stop},
-	{"POST", "/mail/stop/{}",              AUTH_NONE,     BODY_RAW,  LIMIT_BODY_FORM,  0, page_mail_stop_post},
+	{"GET",  "/mail/stop/{token}",         AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_mail_stop},
+	{"POST", "/mail/stop/{token}",         AUTH_NONE,     BODY_RAW,  LIMIT_BODY_FORM,  0, page_mail_stop_post},
 	{"POST", "/games/{}/client-seed",      AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_client_seed},
 	{"GET",  "/me",                        AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_me},
 	{"POST", "/me",                        AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_me_request},
-	{"GET",  "/me/{}",                     AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_me_open},
-	{"POST", "/me/{}",                     AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_me_games},
+	{"GET",  "/me/{token}",                AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_me_open},
+	{"POST", "/me/{token}",                AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_me_games},
 	{"GET",  "/rules/{}",                  AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_rules},
 	{"GET",  "/style.css",                 AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_asset},
 	{"GET",  "/play.js",                   AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_asset},

@@ -7,7 +7,11 @@
 /* True when s[0..len) is well-formed UTF-8 (no overlongs, no surrogates). */
 int text_utf8_valid(const char *s, size_t len);
 
-/* True when s is valid UTF-8 with no control characters (tabs included). */
+/*
+ * True when s is valid UTF-8 with no control characters: C0 (tabs
+ * included), DEL, C1, U+2028/U+2029, and the bidirectional controls
+ * (U+061C, U+200E/U+200F, U+202A-U+202E, U+2066-U+2069).
+ */
 int text_printable(const char *s);
 
 /* True for a plausible address: local@domain, printable ASCII, no spaces. */

@@ -241,6 +241,21 @@ class Daemon:
         body = fields if isinstance(fields, (str, bytes)) else urllib.parse.urlencode(fields)
         return self.request("POST", path, body, headers=hdrs, conn=conn)
 
+    def page_form(self, page):
+        """GET page; its form token and the cookie it is tied to, as (fields, headers) for a post."""
+        r = self.get(page)
+        assert r.status == 200, r
+        fields = {"csrf": re.search(r'name="csrf" value="([0-9a-f]+)"', r.text).group(1)}
+        cookie = r.header("Set-Cookie")
+        return fields, ({"Cookie": cookie.split(";")[0]} if cookie else {})
+
+    def post_page_form(self, path, fields, page="/", origin=None, headers=None, conn=None):
+        """Post a form of page (the home page's by default) as a browser would, cookie and form token included."""
+        tok, hdrs = self.page_form(page)
+        body = fields if isinstance(fields, (str, bytes)) else urllib.parse.urlencode(fields)
+        body = (body.decode() if isinstance(body, bytes) else body) + "&" + urllib.parse.urlencode(tok)
+        return self.post_form(path, body, origin=origin, headers={**hdrs, **(headers or {})}, conn=conn)
+
     # ---- game helpers ----
 
     def create_game(self, names=("Ann", "Ben"), emails=(None, None)):
@@ -499,7 +514,7 @@ class BaseUrlTests(DaemonCase):
         self.assertEqual(g["url"], f"https://chess.example.org/rookery/games/{gid}")
         for s in g["seats"]:
             self.assertEqual(s["url"], f"https://chess.example.org/rookery/games/{gid}?seat={s['token']}")
-        r = self.d.post_form("/games", {"variant": "nchess", "name0": "Ann", "name1": "Ben"})
+        r = self.d.post_page_form("/games", {"variant": "nchess", "name0": "Ann", "name1": "Ben"})
         self.assertEqual(r.status, 201, r)
         self.d.secrets.update(re.findall(r"\?seat=([A-Za-z0-9_-]+)", r.text))
         self.assertEqual(len(re.findall(r'href="https://chess\.example\.org/rookery/games/[a-z0-9]+\?seat=', r.text)), 2)
@@ -512,10 +527,11 @@ class BaseUrlTests(DaemonCase):
             with self.subTest(origin=origin):
                 r = self.d.post_form(f"/games/{gid}/move", {**fields, "move": "S 7 1 6 1"}, origin=origin)
                 self.assertEqual(r.status, 403, r)
-        # "Origin: null" stands for our own pages only when the browser says so.
-        r = self.d.post_form(f"/games/{gid}/move", {**fields, "move": "S 7 1 6 1"}, origin="null",
-                             headers={"Sec-Fetch-Site": "cross-site"})
-        self.assertEqual(r.status, 403, r)
+        # "Origin: null" never stands for our own pages (they send their origin).
+        for site in ("cross-site", "same-origin"):
+            r = self.d.post_form(f"/games/{gid}/move", {**fields, "move": "S 7 1 6 1"}, origin="null",
+                                 headers={"Sec-Fetch-Site": site})
+            self.assertEqual(r.status, 403, r)
         self.assertEqual(self.d.game(gid)["ply"], 0)
 
     def test_origin_of_base_url_with_path_is_accepted(self):
@@ -1342,7 +1358,7 @@ class BadInputTests(DaemonCase):
             with self.subTest(path=path):
                 r = self.d.get(path)
                 self.assertEqual(r.status, 404, r)
-                self.assertEqual(r.header("Referrer-Policy"), "no-referrer")
+                self.assertEqual(r.header("Referrer-Policy"), "strict-origin")
                 if path.startswith("/api"):
                     self.assertError(r, 404, "not_found")
         r = self.d.get("/rules/chess")
@@ -1432,9 +1448,10 @@ class BadInputTests(DaemonCase):
             ({**good, "move": ""}, origin, 422),
             ({**good, "move": "s 3 1 2 1"}, origin, 422),
         ]
-        # Pages send no referrer, so browsers say "Origin: null" for our own forms too: then
-        # Sec-Fetch-Site decides, and a cross-site or same-site (sibling host) post is refused.
-        for org, site in (("null", "cross-site"), ("null", "same-site"), (origin, "cross-site")):
+        # "Origin: null" is refused whatever Sec-Fetch-Site says, and a cross-site or same-site
+        # (sibling host) post is refused.
+        for org, site in (("null", "cross-site"), ("null", "same-site"), ("null", "same-origin"),
+                          (origin, "cross-site")):
             with self.subTest(origin=org, fetch_site=site):
                 r = self.d.post_form(f"/games/{gid}/move", good, origin=org, headers={"Sec-Fetch-Site": site})
                 self.assertEqual(r.status, 403, r)
@@ -1456,7 +1473,7 @@ class BadInputTests(DaemonCase):
         self.assertEqual(r.status, 400, r)
         r = self.d.post_form("/games", {"variant": "nchess", "name0": "A"}, origin="http://evil.example")
         self.assertEqual(r.status, 403, r)
-        r = self.d.post_form("/games", {"variant": "chess"})
+        r = self.d.post_page_form("/games", {"variant": "chess"})
         self.assertEqual(r.status, 422, r)
 
     def test_form_empty_ply(self):
@@ -1804,12 +1821,12 @@ class HtmlTests(DaemonCase):
                      "/api/variants", f"/api/games/{gid}", "/nothing", "/games/nosuchgame12"):
             with self.subTest(path=path):
                 r = self.d.get(path)
-                self.assertEqual(r.header("Referrer-Policy"), "no-referrer")
+                self.assertEqual(r.header("Referrer-Policy"), "strict-origin")
                 self.assertEqual(r.header("X-Content-Type-Options"), "nosniff")
                 self.assertIn("frame-ancestors 'none'", r.header("Content-Security-Policy"))
                 self.assertIsNone(r.header("Access-Control-Allow-Origin"))
-        r = self.d.post_form("/games", {"variant": "nchess"})
-        self.assertEqual(r.header("Referrer-Policy"), "no-referrer")
+        r = self.d.post_page_form("/games", {"variant": "nchess"})
+        self.assertEqual(r.header("Referrer-Policy"), "strict-origin")
         self.d.secrets.update(re.findall(r"\?seat=([A-Za-z0-9_-]+)", r.text))
 
     def test_rules_page(self):
@@ -1826,8 +1843,8 @@ class HtmlTests(DaemonCase):
 
     def test_create_form_shows_links_once(self):
         origin = f"http://127.0.0.1:{self.d.port}"
-        r = self.d.post_form("/games", {"variant": "nchess", "name0": "Ann", "email0": "ann.secret@example.org",
-                                        "name1": ""}, origin=origin)
+        r = self.d.post_page_form("/games", {"variant": "nchess", "name0": "Ann", "email0": "ann.secret@example.org",
+                                             "name1": ""}, origin=origin)
         self.assertEqual(r.status, 201, r)
         self.assertTrue(r.header("Content-Type").startswith("text/html"))
         links = re.findall(r'<a href="(http://127\.0\.0\.1:\d+/games/([a-z0-9]+)\?seat=([A-Za-z0-9_-]+))">', r.text)
@@ -1994,7 +2011,7 @@ class HtmlTests(DaemonCase):
                 self.assertNotIn("onerror=alert(1)>", html.replace("&gt;", ""))
                 self.assertIn("&lt;script&gt;alert(1)&lt;/script&gt;", html)
                 self.assertIn("&quot;&gt;&lt;img src=x onerror=alert(1)&gt;", html)
-        r = self.d.post_form("/games", {"variant": "nchess", "name0": evil[0], "name1": evil[1]})
+        r = self.d.post_page_form("/games", {"variant": "nchess", "name0": evil[0], "name1": evil[1]})
         self.assertEqual(r.status, 201)
         self.d.secrets.update(re.findall(r"\?seat=([A-Za-z0-9_-]+)", r.text))
         self.assertNotIn("<script>", r.text)

@@ -123,7 +123,12 @@ class HtmlValidTests(blackbox.DaemonCase):
         return self.keep(label, "GET", path, self.d.get(path), status)
 
     def post_page(self, label, path, fields, status, origin=None):
-        return self.keep(label, "POST", path, self.d.post_form(path, fields, origin=origin), status)
+        """Post a form; those of the home page, /me and a sign-in page with their page's form token."""
+        if path == "/games" or path.startswith("/me"):
+            r = self.d.post_page_form(path, fields, page="/" if path == "/games" else path, origin=origin)
+        else:
+            r = self.d.post_form(path, fields, origin=origin)     # a seat's form: the fields hold its token
+        return self.keep(label, "POST", path, r, status)
 
     # ---- playing ----
 
@@ -191,6 +196,8 @@ class HtmlValidTests(blackbox.DaemonCase):
         self.post_page("home with a form error (unknown variant)", "/games", {"variant": "no-such-game"}, 422)
         self.post_page("home with a form error (another site)", "/games", {"variant": variants[0]["id"]}, 403,
                        origin="https://elsewhere.example")
+        self.keep("home with a form error (no form token)", "POST", "/games",
+                  d.post_form("/games", {"variant": variants[0]["id"]}), 403)
         origin = f"http://127.0.0.1:{d.port}"
         for v in variants:
             title = v["title"]

@@ -56,14 +56,14 @@ class MyGamesTests(MailboxCase):
         self.assertEqual(self.d.post(f"/api/games/{g3}/resign", {}, token=t3["North"]).status, 200)
 
         # Until Ann acts on her invitation, Rookery sends her no other mail: no sign-in link either.
-        r = self.d.post_form("/me", {"email": "ann@players.test"})
+        r = self.d.post_page_form("/me", {"email": "ann@players.test"}, page="/me")
         self.assertEqual(r.status, 200, r)
         self.assertIn("on its way", r.text, "the answer does not tell whether an address gets mail")
         time.sleep(2.5)
         self.assertEqual(self.signin_mails("ann@players.test"), [])
         self.d.confirm_by_invitation(g1, "ann@players.test")
 
-        r = self.d.post_form("/me", {"email": "ann@players.test"})
+        r = self.d.post_page_form("/me", {"email": "ann@players.test"}, page="/me")
         self.assertEqual(r.status, 200, r)
         self.assertIn("on its way", r.text)
         mail = self.wait_for_signin("ann@players.test")[0]
@@ -80,7 +80,7 @@ class MyGamesTests(MailboxCase):
         self.assertIn(f'action="{path}"', page.text)
         self.assertEqual(self.count("seat_links"), links_before)
 
-        listing = self.d.post_form(path, "")
+        listing = self.d.post_page_form(path, "", page=path)
         self.assertEqual(listing.status, 200, listing)
         text = listing.text
         self.assertNotIn("ben@players.test", text)
@@ -102,7 +102,7 @@ class MyGamesTests(MailboxCase):
         self.d.secrets.update(fresh.values())
 
     def test_unknown_address_gets_the_same_answer_and_no_mail(self):
-        r = self.d.post_form("/me", {"email": "nobody@players.test"})
+        r = self.d.post_page_form("/me", {"email": "nobody@players.test"}, page="/me")
         self.assertEqual(r.status, 200, r)
         self.assertIn("on its way", r.text)
         time.sleep(2.5)
@@ -110,7 +110,7 @@ class MyGamesTests(MailboxCase):
 
 
     def test_bad_input(self):
-        self.assertEqual(self.d.post_form("/me", {"email": "not an address"}).status, 400)
+        self.assertEqual(self.d.post_page_form("/me", {"email": "not an address"}, page="/me").status, 400)
         self.assertEqual(self.d.post_form("/me", {"email": "a@b.test"}, origin="http://evil.example").status, 403)
         self.assertEqual(self.d.get("/me/" + "A" * 32).status, 404)
         self.assertEqual(self.d.post_form("/me/" + "A" * 32, "").status, 404)
@@ -124,18 +124,18 @@ class RateLimitTests(MailboxCase):
     def test_rate_limit_per_address(self):
         gid, _, _ = self.d.create_game(("Eve", "Fay"), ("eve@players.test", None))
         self.d.confirm_by_invitation(gid, "eve@players.test")
-        statuses = [self.d.post_form("/me", {"email": addr}).status
+        statuses = [self.d.post_page_form("/me", {"email": addr}, page="/me").status
                     for addr in ("eve@players.test", "EVE@players.test", "eve@players.test", "eve@players.test")]
         self.assertEqual(statuses, [200, 200, 200, 429])
-        limited = self.d.post_form("/me", {"email": "eve@players.test"})
+        limited = self.d.post_page_form("/me", {"email": "eve@players.test"}, page="/me")
         self.assertEqual((limited.status, limited.header("Retry-After")), (429, "3600"))
         # The limit answers the same for an address that plays nothing here.
-        statuses = [self.d.post_form("/me", {"email": "ghost@players.test"}).status for _ in range(4)]
+        statuses = [self.d.post_page_form("/me", {"email": "ghost@players.test"}, page="/me").status for _ in range(4)]
         self.assertEqual(statuses, [200, 200, 200, 429])
         self.assertEqual(len(self.wait_for_signin("eve@players.test", 3)), 3)
 
     def test_rate_limit_per_client(self):
-        statuses = [self.d.post_form("/me", {"email": f"p{i}@players.test"}).status for i in range(11)]
+        statuses = [self.d.post_page_form("/me", {"email": f"p{i}@players.test"}, page="/me").status for i in range(11)]
         # Eight requests of the test above may have come first from this client: ten an hour in all.
         self.assertIn(429, statuses)
         self.assertEqual(statuses[-1], 429)
@@ -162,12 +162,12 @@ class InvitationLimitTests(MailboxCase):
         self.assertEqual((refused.status, refused.json()["error"]["code"], refused.header("Retry-After")),
                          (429, "rate_limited", "3600"))
         # The HTML form is refused the same way, with a page that says why.
-        page = self.d.post_form("/games", {"variant": "nchess", "name0": "Eve", "email0": victim,
-                                           "name1": "Fay"}, origin=self.d.base)
+        page = self.d.post_page_form("/games", {"variant": "nchess", "name0": "Eve", "email0": victim,
+                                                "name1": "Fay"}, origin=self.d.base)
         self.assertEqual(page.status, 429)
         self.assertIn("too many invitations", page.body.decode())
         self.assertEqual(self.count("games"), games, "a refused game was created")
-        # Games that mail nobody are not limited.
+        # Games that mail nobody are not held to the invitation limits.
         self.assertEqual(self.create((None, None)).status, 201)
         # An address hears from Rookery once until its owner acts: of the twenty games only the
         # first one's first seat mailed the victim; the refused game mailed nobody.
@@ -194,8 +194,8 @@ class ProxyTests(MailboxCase):
         conn = http.client.HTTPConnection("127.0.0.1", self.d.port, timeout=10,
                                           source_address=(source, 0) if source else None)
         try:
-            return self.d.post_form("/me", {"email": f"x{time.monotonic_ns()}@players.test"}, headers=headers,
-                                    conn=conn).status
+            return self.d.post_page_form("/me", {"email": f"x{time.monotonic_ns()}@players.test"}, page="/me",
+                                         headers=headers, conn=conn).status
         finally:
             conn.close()
 

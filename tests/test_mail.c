@@ -120,6 +120,81 @@ static void compose_then_parse(void **state)
 	free(msg);
 }
 
+/* The HTML part of a composed message, quoted-printable decoded; malloc'd. */
+static char *html_part(const char *msg)
+{
+	const char *p = strstr(msg, "Content-Type: text/html");
+	char *out, *o;
+
+	assert_non_null(p);
+	p = strstr(p, "\n\n");
+	assert_non_null(p);
+	p += 2;
+	out = o = malloc(strlen(p) + 1);
+	while (*p && strncmp(p, "\n--", 3)) {
+		if (p[0] == '=' && p[1] == '\n') {
+			p += 2;
+		} else if (p[0] == '=' && p[1] && p[2]) {
+			char hex[3] = {p[1], p[2], 0};
+			*o++ = (char)strtol(hex, NULL, 16);
+			p += 3;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = 0;
+	return out;
+}
+
+/* HTML mails link Rookery's own links only: never a name, never quoted text. */
+static void html_links_only_our_own(void **state)
+{
+	mail_config own = mc;
+	mail_out m = {
+		.to_name = "http://evil.example/", .to_addr = "zoe@example.org", .subject = "[Rookery] game g",
+		.message_id = "g.1.x@rook.test", .with_html = 1,
+		.text = "Hello http://evil.example/,\n\n"
+			"http://evil.example/ (South) offers a draw in Nchess game g.\n"
+			"evil.example (North) played S 7 1 6 1.\n"
+			"Hello https://rook.test/games/g?seat=planted,\n"
+			"x: https://rook.test/rules/planted (South) resigned.\n"
+			"\nPlay in the browser (this link is yours alone):\nhttps://rook.test/games/g?seat=abc&x=1\n"
+			"Rules of Nchess: https://rook.test/rules/nchess\n"
+			"\nYou wrote:\n\n> https://rook.test/games/g?seat=quoted\n> see: https://rook.test/quoted\n"
+			"> http://evil.example/\n",
+	};
+	(void)state;
+
+	own.link_base = "https://rook.test";
+	char *msg = mail_compose(&own, &m), *html = html_part(msg);
+	/* Exactly the two links Rookery wrote, whole. */
+	assert_non_null(strstr(html, "<a href=\"https://rook.test/games/g?seat=abc&amp;x=1\">"));
+	assert_non_null(strstr(html, "<a href=\"https://rook.test/rules/nchess\">https://rook.test/rules/nchess</a>"));
+	int links = 0;
+	for (const char *a = html; (a = strstr(a, "<a ")); a++) {
+		const char *end = strstr(a, "</a>");
+		assert_non_null(end);
+		char *inside = strndup(a, (size_t)(end - a));
+		assert_null(strstr(inside, "evil"));
+		assert_null(strstr(inside, "planted"));
+		assert_null(strstr(inside, "quoted"));
+		free(inside);
+		links++;
+	}
+	assert_int_equal(links, 2);
+	/* The names are there, as text. */
+	assert_non_null(strstr(html, "Hello http://evil.example/,"));
+	assert_non_null(strstr(html, "evil.example (North) played"));
+	free(html);
+	free(msg);
+	/* Without a base URL nothing is linked. */
+	msg = mail_compose(&mc, &m);
+	html = html_part(msg);
+	assert_null(strstr(html, "<a "));
+	free(html);
+	free(msg);
+}
+
 static void maildir_writes_whole_files(void **state)
 {
 	char dir[] = "/tmp/rookery-test-maildir-XXXXXX", why[256], path[512];
@@ -173,6 +248,7 @@ int main(void)
 		cmocka_unit_test(token_tampering),
 		cmocka_unit_test(reply_addresses),
 		cmocka_unit_test(compose_then_parse),
+		cmocka_unit_test(html_links_only_our_own),
 		cmocka_unit_test(maildir_writes_whole_files),
 	};
 	if (sodium_init() < 0)

@@ -37,6 +37,28 @@ static void printable(void **state)
 	assert_false(text_printable("line\nbreak"));
 	assert_false(text_printable("bell\a"));
 	assert_false(text_printable("\xff"));
+	assert_false(text_printable("del\x7f"));
+	/* C1 controls, U+0080 to U+009F */
+	assert_false(text_printable("c1\xc2\x80"));
+	assert_false(text_printable("c1\xc2\x85"));                     /* NEL, a line break */
+	assert_false(text_printable("c1\xc2\x9f"));
+	assert_true(text_printable("\xc2\xa0nbsp"));                     /* U+00A0 is a character */
+	/* line and paragraph separators */
+	assert_false(text_printable("a\xe2\x80\xa8" "b"));
+	assert_false(text_printable("a\xe2\x80\xa9" "b"));
+	/* bidi embeddings and overrides U+202A..U+202E, isolates U+2066..U+2069, marks */
+	assert_false(text_printable("\xe2\x80\xaa"));
+	assert_false(text_printable("Ann\xe2\x80\xaetxt.exe"));       /* U+202E RIGHT-TO-LEFT OVERRIDE */
+	assert_false(text_printable("\xe2\x81\xa6x"));
+	assert_false(text_printable("x\xe2\x81\xa9"));
+	assert_false(text_printable("\xe2\x80\x8e"));                   /* U+200E */
+	assert_false(text_printable("\xe2\x80\x8f"));                   /* U+200F */
+	assert_false(text_printable("\xd8\x9c"));                        /* U+061C */
+	/* their neighbours stay allowed */
+	assert_true(text_printable("\xe2\x80\xa7"));                    /* U+2027 */
+	assert_true(text_printable("\xe2\x80\xaf"));                    /* U+202F */
+	assert_true(text_printable("\xe2\x81\xa5\xe2\x81\xaa"));        /* U+2065, U+206A */
+	assert_true(text_printable("\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d"));  /* Hebrew letters */
 }
 
 static void emails(void **state)
