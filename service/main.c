@@ -12,6 +12,7 @@
 #include "mail_parse.h"
 #include "mail_socket.h"
 #include "outbox.h"
+#include "sweeper.h"
 #include "tmpl.h"
 #include "xalloc.h"
 
@@ -210,6 +211,7 @@ static int cmd_serve(int argc, char **argv)
 	int demo = 0, c, rc = 1, sig;
 	mail_config mc = {0};
 	mail_socket *msock = NULL;
+	sweeper *sweep = NULL;
 	char *sock_path = NULL, proxy[64];
 	int lock_fd = -1;
 	app a = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -304,6 +306,8 @@ static int cmd_serve(int argc, char **argv)
 	if (app_load_keys(&a))
 		goto out;
 	a.outbox = outbox_start(&a, (int)retry);
+	if (!(sweep = sweeper_start(&a)))
+		goto out;
 	sock_path = mail_socket_path(dbpath);
 	if (!a.outbox || !(msock = mail_socket_start(&a, sock_path)))
 		goto out;
@@ -339,6 +343,7 @@ static int cmd_serve(int argc, char **argv)
 out:
 	http_stop(srv, LIMIT_SHUTDOWN_GRACE_S);
 	mail_socket_stop(msock);
+	sweeper_stop(sweep);
 	if (outbox_stop(a.outbox, LIMIT_MAIL_STOP_GRACE_S)) {
 		/* The worker is stuck in a transfer: keep it off the database for good, and leave
 		 * what it may still read alone; the process ends right after. */

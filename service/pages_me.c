@@ -16,11 +16,6 @@
 #include <strings.h>
 #include <time.h>
 
-#define SIGNIN_TTL_S 3600            /* a sign-in link works for an hour */
-#define MY_LINK_TTL_S (30 * 86400)   /* seat links minted for the list work for a month */
-#define PER_ADDRESS_PER_HOUR 3
-#define PER_CLIENT_PER_HOUR 10
-
 void page_me(http_request *req, http_response *res)
 {
 	page_render(req, res, 200, "me.html", json_pack("{s:s}", "title", "My games"));
@@ -42,9 +37,9 @@ static int request_link(app *a, const char *email, const char *client, app_error
 
 	if ((r = db_begin(a->db, &de)))
 		goto storage;
-	r = db_rate_hit(a->db, key_c, now, 3600, PER_CLIENT_PER_HOUR, &ok_client, &de);
+	r = db_rate_hit(a->db, key_c, now, 3600, LIMIT_SIGNIN_PER_CLIENT_PER_HOUR, &ok_client, &de);
 	if (!r)
-		r = db_rate_hit(a->db, key_a, now, 3600, PER_ADDRESS_PER_HOUR, &ok_address, &de);
+		r = db_rate_hit(a->db, key_a, now, 3600, LIMIT_SIGNIN_PER_ADDRESS_PER_HOUR, &ok_address, &de);
 	if (!r && ok_client && ok_address && !(r = db_seats_by_email(a->db, email, &seats, &n, &de))) {
 		if (n > 0) {
 			char token[TOKEN_TEXT];
@@ -52,7 +47,7 @@ static int request_link(app *a, const char *email, const char *client, app_error
 			token_new(token);
 			token_hash(token, hash);
 			char *link = xasprintf("%s/me/%s", a->base_url, token);
-			r = db_signin_add(a->db, hash, email, now + SIGNIN_TTL_S, &de);
+			r = db_signin_add(a->db, hash, email, now + LIMIT_SIGNIN_TTL_S, &de);
 			if (!r)
 				r = notify_signin(a, email, link, &de);
 			free(link);
@@ -99,8 +94,9 @@ void page_me_request(http_request *req, http_response *res)
 	free(email);
 }
 
-/* The address a sign-in token stands for, or an error. */
-static char *signin_email(http_request *req, app_error *err)
+/* The address a sign-in token stands for, or an error; use_up: the token is deleted (call in a
+ * transaction). */
+static char *signin_email(http_request *req, int use_up, app_error *err)
 {
 	unsigned char hash[TOKEN_HASH_BYTES];
 	char *email = NULL;
@@ -112,9 +108,10 @@ static char *signin_email(http_request *req, app_error *err)
 		return NULL;
 	}
 	token_hash(req->params[0], hash);
-	r = db_signin_email(req->app->db, hash, (long long)time(NULL), &email, &de);
+	r = (use_up ? db_signin_take : db_signin_email)(req->app->db, hash, (long long)time(NULL), &email, &de);
 	if (r == DB_E_NOTFOUND)
-		app_fail(err, E_NOT_FOUND, "this sign-in link has expired or is not valid; ask for a new one");
+		app_fail(err, E_NOT_FOUND, "this sign-in link has expired, was used already or is not valid; "
+			 "ask for a new one");
 	else if (r)
 		app_fail(err, E_INTERNAL, "the server could not do this; try again later");
 	return email;
@@ -124,7 +121,7 @@ static char *signin_email(http_request *req, app_error *err)
 void page_me_open(http_request *req, http_response *res)
 {
 	app_error err = {0};
-	char *email = signin_email(req, &err);
+	char *email = signin_email(req, 0, &err);
 
 	if (!email)
 		return http_reply_error(req, res, err.code, err.message);
@@ -133,7 +130,10 @@ void page_me_open(http_request *req, http_response *res)
 	free(email);
 }
 
-/* POST: mint a seat link for each game of the address and list them, games to move in first. */
+/*
+ * POST: mint a seat link for each game of the address and list them, games to move in first. The
+ * sign-in link is used up in the same transaction: it works once.
+ */
 void page_me_games(http_request *req, http_response *res)
 {
 	app_error err = {0};
@@ -147,10 +147,15 @@ void page_me_games(http_request *req, http_response *res)
 		app_fail(&err, E_FORBIDDEN, "this form was sent from another site");
 		goto out;
 	}
-	if (!(email = signin_email(req, &err)))
-		goto out;
-	if (db_begin(req->app->db, &de) || db_seats_by_email(req->app->db, email, &seats, &n, &de)) {
+	if (db_begin(req->app->db, &de)) {
 		app_fail(&err, E_INTERNAL, "the server could not do this; try again later");
+		goto out;
+	}
+	if (!(email = signin_email(req, 1, &err)) ||
+	    db_seats_by_email(req->app->db, email, &seats, &n, &de)) {
+		db_rollback(req->app->db);
+		if (!err.code)
+			app_fail(&err, E_INTERNAL, "the server could not do this; try again later");
 		goto out;
 	}
 	for (size_t i = 0; i < n && !err.code; i++) {
@@ -162,7 +167,7 @@ void page_me_games(http_request *req, http_response *res)
 		token_new(token);
 		token_hash(token, hash);
 		if (db_seat_link_add(req->app->db, hash, g.rec->id, seats[i].seat,
-				     (long long)time(NULL) + MY_LINK_TTL_S, &de)) {
+				     (long long)time(NULL) + LIMIT_MY_LINK_TTL_S, &de)) {
 			app_fail(&err, E_INTERNAL, "the server could not do this; try again later");
 			game_loaded_free(&g);
 			break;
