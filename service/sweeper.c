@@ -31,27 +31,25 @@ static int sweep_links(app *a, long long now)
 
 /*
  * The jobs, in order. A job is called with a->lock held and the current unix time, does its
- * own transactions, logs what it did and returns 0 or nonzero on failure (tried again at the
- * next sweep). Mail it queues is sent at once.
+ * own transactions, logs what it did and returns 0, or nonzero when it failed (it is tried again
+ * at the next sweep). Mail it queues is sent at once.
  */
 static int (*const jobs[])(app *a, long long now) = {
 	sweep_links,
 };
 
-int sweeper_run_once(app *a)
+/* Run every job once, in the caller's thread. */
+static void run_jobs(app *a)
 {
-	int failed = 0;
-
 	for (size_t i = 0; i < sizeof jobs / sizeof *jobs; i++) {
 		pthread_mutex_lock(&a->lock);
 		unsigned long queued = db_outbox_added(a->db);
-		failed += jobs[i](a, (long long)time(NULL)) != 0;
+		jobs[i](a, (long long)time(NULL));
 		queued = db_outbox_added(a->db) - queued;
 		pthread_mutex_unlock(&a->lock);
 		if (queued)
 			outbox_wake(a->outbox);
 	}
-	return failed;
 }
 
 static void *worker(void *arg)
@@ -68,7 +66,7 @@ static void *worker(void *arg)
 		if (s->stopping)
 			break;
 		pthread_mutex_unlock(&s->mu);
-		sweeper_run_once(s->app);
+		run_jobs(s->app);
 		pthread_mutex_lock(&s->mu);
 		/* A sweep that took longer than the interval does not make the next ones pile up. */
 		struct timespec now;
@@ -88,7 +86,7 @@ sweeper *sweeper_start(app *a)
 	if (!s)
 		abort();
 	s->app = a;
-	sweeper_run_once(a);
+	run_jobs(a);
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);

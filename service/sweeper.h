@@ -17,7 +17,4 @@ sweeper *sweeper_start(app *a);
 /* Stop the thread (it wakes at once, a job in progress finishes) and free it. NULL is a no-op. */
 void sweeper_stop(sweeper *s);
 
-/* Run every job once, in the caller's thread; returns how many failed. */
-int sweeper_run_once(app *a);
-
 #endif
