@@ -80,8 +80,13 @@ int db_open(const char *path, db **out, db_error *err)
 	}
 	sqlite3_busy_timeout(d->conn, 5000);
 	sqlite3_extended_result_codes(d->conn, 1);
+	/* secure_delete: deleted and overwritten content (a wiped mail, an expired link) is zeroed
+	 * in the file, not left in free space. At the last close SQLite checkpoints the WAL, with
+	 * every older page image, into the database and deletes it. */
 	r = dbi_exec(d, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; "
-		 "PRAGMA foreign_keys = ON; PRAGMA trusted_schema = OFF;", err);
+		 "PRAGMA foreign_keys = ON; PRAGMA trusted_schema = OFF; PRAGMA secure_delete = ON;", err);
+	if (!r && dbi_mail_functions(d) != SQLITE_OK)
+		r = dbi_sql_fail(d, err, "registering functions");
 	if (!r)
 		r = migrate(d, err);
 out:

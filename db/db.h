@@ -159,12 +159,19 @@ unsigned long db_outbox_added(db *d);
 int db_outbox_claim(db *d, long long now, int limit, db_outbox_row **rows, size_t *n, db_error *err);
 void db_outbox_rows_free(db_outbox_row *rows, size_t n);
 
-/* After an attempt: sent; or back to queued for next_at; or failed for good. */
+/*
+ * After an attempt: sent; or back to queued for next_at; or failed for good. Sent and failed
+ * mails keep only their Date, From, To, Subject, Message-ID, In-Reply-To and References headers
+ * and the line DB_OUTBOX_WIPED in place of the body (which holds links that act for the
+ * recipient), written by the same statement that changes the state.
+ */
+#define DB_OUTBOX_WIPED "[Body removed once the mail was sent or given up: its links acted for the recipient.]"
 int db_outbox_sent(db *d, long long id, const char *sent_at, db_error *err);
 int db_outbox_retry(db *d, long long id, long long next_at, const char *error, db_error *err);
 int db_outbox_failed(db *d, long long id, const char *error, db_error *err);
 
-/* At start: mails left "sending" by a crash may have gone out; mark them failed, never resend. */
+/* At start: mails left "sending" by a crash may have gone out; mark them failed (wiped as
+ * above), never resend. */
 int db_outbox_abandon_interrupted(db *d, int *count, db_error *err);
 
 /* Number of outbox rows in state (or all when state is NULL), for tests and status. */
@@ -184,6 +191,13 @@ int db_signin_add(db *d, const unsigned char hash[DB_HASH_BYTES], const char *em
 /* The email of a valid sign-in token (malloc'd), or DB_E_NOTFOUND when unknown or expired. */
 int db_signin_email(db *d, const unsigned char hash[DB_HASH_BYTES], long long now, char **email,
 		    db_error *err);
+/* The same, using the token up: it is deleted, so it works once. Call inside the transaction
+ * that acts on it, so that a failure leaves it usable. */
+int db_signin_take(db *d, const unsigned char hash[DB_HASH_BYTES], long long now, char **email,
+		   db_error *err);
+
+/* Delete the seat links and sign-in tokens that expired at or before now; *count: how many. */
+int db_links_expire(db *d, long long now, int *count, db_error *err);
 
 /* The seats held by an email address (case-insensitive), newest game first. */
 typedef struct db_player_seat {

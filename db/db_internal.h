@@ -42,5 +42,7 @@ int dbi_step_done(db *d, sqlite3_stmt *st, db_error *err, const char *what);
 char *dbi_col_text(sqlite3_stmt *st, int i);
 /* Bind a string, or SQL NULL for a NULL pointer. */
 void dbi_bind_text(sqlite3_stmt *st, int i, const char *s);
+/* Register the SQL functions of db_mail.c (rookery_outbox_kept) on the connection; SQLite's code. */
+int dbi_mail_functions(db *d);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int db_outbox_add(db *d, const char *game_id, const char *kind, const char *recipient,
 		  const char *message, const char *created_at, long long now, db_error *err)
@@ -101,10 +102,73 @@ static int outbox_update(db *d, const char *sql, long long id, const char *text,
 	return dbi_step_done(d, st, err, "update mail");
 }
 
+/*
+ * What the outbox keeps of a mail once it is sent or given up: the headers an operator needs to
+ * tell what went where (kept_headers), then a note in place of the body. The body and the
+ * Reply-To hold links and a reply address that act for the recipient, and must not stay at rest.
+ * Registered on the connection as the SQL function rookery_outbox_kept(message), so that the
+ * row is wiped by the very statement that marks it sent or failed.
+ */
+static const char *const kept_headers[] = {
+	"Date", "From", "To", "Subject", "Message-ID", "In-Reply-To", "References", NULL,
+};
+
+static int header_kept(const char *line, size_t len)
+{
+	const char *colon = memchr(line, ':', len);
+
+	if (!colon)
+		return 0;
+	for (int i = 0; kept_headers[i]; i++)
+		if (strlen(kept_headers[i]) == (size_t)(colon - line) &&
+		    !strncasecmp(line, kept_headers[i], (size_t)(colon - line)))
+			return 1;
+	return 0;
+}
+
+static void sql_outbox_kept(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char *p = (const char *)sqlite3_value_text(argv[0]);
+	sqlite3_str *out;
+	int keep = 0;
+
+	(void)argc;
+	if (!p) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	out = sqlite3_str_new(sqlite3_context_db_handle(ctx));
+	/* Header lines up to the first empty one; a line starting with white space continues the last. */
+	while (*p && *p != '\n' && strncmp(p, "\r\n", 2)) {
+		size_t len = strcspn(p, "\n");
+		if (*p != ' ' && *p != '\t')
+			keep = header_kept(p, len);
+		if (keep) {
+			sqlite3_str_append(out, p, (int)len);
+			sqlite3_str_appendchar(out, 1, '\n');
+		}
+		p += len + (p[len] == '\n');
+	}
+	sqlite3_str_appendall(out, "\n" DB_OUTBOX_WIPED "\n");
+	if (sqlite3_str_errcode(out)) {
+		sqlite3_free(sqlite3_str_finish(out));
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	sqlite3_result_text(ctx, sqlite3_str_finish(out), -1, sqlite3_free);
+}
+
+int dbi_mail_functions(db *d)
+{
+	return sqlite3_create_function(d->conn, "rookery_outbox_kept", 1,
+				       SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
+				       sql_outbox_kept, NULL, NULL);
+}
+
 int db_outbox_sent(db *d, long long id, const char *sent_at, db_error *err)
 {
-	return outbox_update(d, "UPDATE outbox SET state = 'sent', sent_at = ?2, last_error = NULL "
-			     "WHERE id = ?1", id, sent_at, 0, err);
+	return outbox_update(d, "UPDATE outbox SET state = 'sent', sent_at = ?2, last_error = NULL, "
+			     "message = rookery_outbox_kept(message) WHERE id = ?1", id, sent_at, 0, err);
 }
 
 int db_outbox_retry(db *d, long long id, long long next_at, const char *error, db_error *err)
@@ -115,15 +179,15 @@ int db_outbox_retry(db *d, long long id, long long next_at, const char *error, d
 
 int db_outbox_failed(db *d, long long id, const char *error, db_error *err)
 {
-	return outbox_update(d, "UPDATE outbox SET state = 'failed', last_error = ?2 "
-			     "WHERE id = ?1", id, error, 0, err);
+	return outbox_update(d, "UPDATE outbox SET state = 'failed', last_error = ?2, "
+			     "message = rookery_outbox_kept(message) WHERE id = ?1", id, error, 0, err);
 }
 
 int db_outbox_abandon_interrupted(db *d, int *count, db_error *err)
 {
 	int r = dbi_exec(d, "UPDATE outbox SET state = 'failed', last_error = "
-			 "'interrupted while being sent; not sent again, so that no mail goes out twice' "
-			 "WHERE state = 'sending'", err);
+			 "'interrupted while being sent; not sent again, so that no mail goes out twice', "
+			 "message = rookery_outbox_kept(message) WHERE state = 'sending'", err);
 
 	*count = r ? 0 : sqlite3_changes(d->conn);
 	return r;
@@ -204,23 +268,64 @@ int db_signin_add(db *d, const unsigned char hash[DB_HASH_BYTES], const char *em
 	return dbi_step_done(d, st, err, "add sign-in link");
 }
 
-int db_signin_email(db *d, const unsigned char hash[DB_HASH_BYTES], long long now, char **email,
-		    db_error *err)
+/* The email of the sign-in token hash valid at now, by sql (?1 the hash, ?2 now, one row at most). */
+static int signin_lookup(db *d, const char *sql, const unsigned char hash[DB_HASH_BYTES], long long now,
+			 char **email, db_error *err)
 {
 	sqlite3_stmt *st;
-	int r = dbi_prepare(d, "SELECT email FROM signin_tokens WHERE token_hash = ?1 AND expires_at > ?2",
-			    &st, err);
+	int r = dbi_prepare(d, sql, &st, err);
 
 	*email = NULL;
 	if (r)
 		return r;
 	sqlite3_bind_blob(st, 1, hash, DB_HASH_BYTES, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 2, now);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	switch (sqlite3_step(st)) {
+	case SQLITE_ROW:
 		*email = dbi_col_text(st, 0);
-	else
-		r = dbi_fail(err, DB_E_NOTFOUND, "unknown or expired sign-in link");
+		break;
+	case SQLITE_DONE:
+		r = dbi_fail(err, DB_E_NOTFOUND, "unknown, used or expired sign-in link");
+		break;
+	default:
+		r = dbi_sql_fail(d, err, "sign-in link");
+	}
 	dbi_finish(d, st);
+	return r;
+}
+
+int db_signin_email(db *d, const unsigned char hash[DB_HASH_BYTES], long long now, char **email,
+		    db_error *err)
+{
+	return signin_lookup(d, "SELECT email FROM signin_tokens WHERE token_hash = ?1 AND expires_at > ?2",
+			     hash, now, email, err);
+}
+
+int db_signin_take(db *d, const unsigned char hash[DB_HASH_BYTES], long long now, char **email,
+		   db_error *err)
+{
+	/* A DELETE ... RETURNING deletes by its first step, which returns the row. */
+	return signin_lookup(d, "DELETE FROM signin_tokens WHERE token_hash = ?1 AND expires_at > ?2 "
+			     "RETURNING email", hash, now, email, err);
+}
+
+int db_links_expire(db *d, long long now, int *count, db_error *err)
+{
+	static const char *const sql[] = {
+		"DELETE FROM seat_links WHERE expires_at <= ?1",
+		"DELETE FROM signin_tokens WHERE expires_at <= ?1",
+	};
+	int r = 0;
+
+	*count = 0;
+	for (size_t i = 0; !r && i < sizeof sql / sizeof *sql; i++) {
+		sqlite3_stmt *st;
+		if ((r = dbi_prepare(d, sql[i], &st, err)))
+			break;
+		sqlite3_bind_int64(st, 1, now);
+		if (!(r = dbi_step_done(d, st, err, "delete expired links")))
+			*count += sqlite3_changes(d->conn);
+	}
 	return r;
 }
 

@@ -39,4 +39,11 @@
 #define LIMIT_SUMMARIES_PER_RUN      100          /* daily summaries of held mails composed at one go */
 #define LIMIT_SEAT_LINK_DAYS         180          /* a seat link sent by mail keeps working this long */
 
+/* Sign-in links ("my games") and expired secrets */
+#define LIMIT_SIGNIN_TTL_S           900          /* a sign-in link works once, for 15 minutes */
+#define LIMIT_MY_LINK_TTL_S          (30 * 86400) /* seat links minted for the list work for a month */
+#define LIMIT_SIGNIN_PER_ADDRESS_PER_HOUR 3
+#define LIMIT_SIGNIN_PER_CLIENT_PER_HOUR 10
+#define LIMIT_SWEEP_INTERVAL_S       60           /* expired seat links and sign-in links are deleted this often */
+
 #endif

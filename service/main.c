@@ -13,6 +13,7 @@
 #include "mail_parse.h"
 #include "mail_socket.h"
 #include "outbox.h"
+#include "sweeper.h"
 #include "tmpl.h"
 #include "xalloc.h"
 
@@ -262,6 +263,7 @@ static int cmd_serve(int argc, char **argv)
 	int demo = 0, c, rc = 1, sig;
 	mail_config mc = {0};
 	unix_server *msock = NULL, *csock = NULL;
+	sweeper *sweep = NULL;
 	gid_t mail_group = (gid_t)-1;
 	char *sock_path = NULL, *control_path = NULL, proxy[64];
 	int lock_fd = -1;
@@ -372,6 +374,8 @@ static int cmd_serve(int argc, char **argv)
 	if (app_load_keys(&a))
 		goto out;
 	a.outbox = outbox_start(&a, (int)retry);
+	if (!(sweep = sweeper_start(&a)))
+		goto out;
 	sock_path = mail_socket_path(dbpath);
 	control_path = control_socket_path(dbpath);
 	if (!a.outbox || !(msock = mail_socket_start(&a, sock_path, mail_group)) ||
@@ -411,6 +415,7 @@ out:
 	http_stop(srv, LIMIT_SHUTDOWN_GRACE_S);
 	unix_server_stop(msock);
 	unix_server_stop(csock);
+	sweeper_stop(sweep);
 	if (outbox_stop(a.outbox, LIMIT_MAIL_STOP_GRACE_S)) {
 		/* The worker is stuck in a transfer: keep it off the database for good, and leave
 		 * what it may still read alone; the process ends right after. */

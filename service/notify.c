@@ -507,7 +507,7 @@ int notify_signin(app *a, const char *address, const char *link, db_error *err)
 		return r;
 	id = new_message_id(a, NULL, "signin");
 	text = xasprintf("Hello,\n\nsomeone (we hope you) asked for a list of your games at Rookery.\n"
-			 "Open this link within an hour to see them:\n\n%s\n\n"
+			 "Open this link within 15 minutes to see them (it works once):\n\n%s\n\n"
 			 "If it was not you, ignore this mail: nothing happens without the link.\n", link);
 	mail_out m = {
 		.to_addr = address, .subject = "[Rookery] Your games", .message_id = id, .text = text,

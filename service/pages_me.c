@@ -1,5 +1,6 @@
 /* pages_me.c - "my games": a sign-in link by mail, then every game of that address with fresh seat links. */
 #include "api.h"
+#include "consent.h"
 #include "errors.h"
 #include "game.h"
 #include "limits.h"
@@ -15,11 +16,6 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-
-#define SIGNIN_TTL_S 3600            /* a sign-in link works for an hour */
-#define MY_LINK_TTL_S (30 * 86400)   /* seat links minted for the list work for a month */
-#define PER_ADDRESS_PER_HOUR 3
-#define PER_CLIENT_PER_HOUR 10
 
 void page_me(http_request *req, http_response *res)
 {
@@ -43,9 +39,9 @@ static int request_link(app *a, const char *email, const char *client, app_error
 
 	if ((r = db_begin(a->db, &de)))
 		goto storage;
-	r = db_rate_hit(a->db, key_c, now, 3600, PER_CLIENT_PER_HOUR, &ok_client, &de);
+	r = db_rate_hit(a->db, key_c, now, 3600, LIMIT_SIGNIN_PER_CLIENT_PER_HOUR, &ok_client, &de);
 	if (!r)
-		r = db_rate_hit(a->db, key_a, now, 3600, PER_ADDRESS_PER_HOUR, &ok_address, &de);
+		r = db_rate_hit(a->db, key_a, now, 3600, LIMIT_SIGNIN_PER_ADDRESS_PER_HOUR, &ok_address, &de);
 	if (!r && ok_client && ok_address && !(r = db_seats_by_email(a->db, email, &seats, &n, &de))) {
 		if (n > 0) {
 			char token[TOKEN_TEXT];
@@ -53,7 +49,7 @@ static int request_link(app *a, const char *email, const char *client, app_error
 			token_new(token);
 			token_hash(token, hash);
 			char *link = xasprintf("%s/me/%s", a->base_url, token);
-			r = db_signin_add(a->db, hash, email, now + SIGNIN_TTL_S, &de);
+			r = db_signin_add(a->db, hash, email, now + LIMIT_SIGNIN_TTL_S, &de);
 			if (!r)
 				r = notify_signin(a, email, link, &de);
 			free(link);
@@ -103,8 +99,9 @@ void page_me_request(http_request *req, http_response *res)
 	free(email);
 }
 
-/* The address a sign-in token stands for, or an error. */
-static char *signin_email(http_request *req, app_error *err)
+/* The address a sign-in token stands for, or an error; use_up: the token is deleted (call in a
+ * transaction). */
+static char *signin_email(http_request *req, int use_up, app_error *err)
 {
 	unsigned char hash[TOKEN_HASH_BYTES];
 	char *email = NULL;
@@ -116,9 +113,10 @@ static char *signin_email(http_request *req, app_error *err)
 		return NULL;
 	}
 	token_hash(req->params[0], hash);
-	r = db_signin_email(req->app->db, hash, (long long)time(NULL), &email, &de);
+	r = (use_up ? db_signin_take : db_signin_email)(req->app->db, hash, (long long)time(NULL), &email, &de);
 	if (r == DB_E_NOTFOUND)
-		app_fail(err, E_NOT_FOUND, "this sign-in link has expired or is not valid; ask for a new one");
+		app_fail(err, E_NOT_FOUND, "this sign-in link has expired, was used already or is not valid; "
+			 "ask for a new one");
 	else if (r)
 		app_fail(err, E_INTERNAL, "the server could not do this; try again later");
 	return email;
@@ -128,7 +126,7 @@ static char *signin_email(http_request *req, app_error *err)
 void page_me_open(http_request *req, http_response *res)
 {
 	app_error err = {0};
-	char *email = signin_email(req, &err), csrf[FORM_TOKEN_TEXT];
+	char *email = signin_email(req, 0, &err), csrf[FORM_TOKEN_TEXT];
 
 	if (!email)
 		return http_reply_error(req, res, err.code, err.message);
@@ -139,7 +137,10 @@ void page_me_open(http_request *req, http_response *res)
 	free(email);
 }
 
-/* POST: mint a seat link for each game of the address and list them, games to move in first. */
+/*
+ * POST: mint a seat link for each game of the address and list them, games to move in first. The
+ * sign-in link is used up in the same transaction: it works once.
+ */
 void page_me_games(http_request *req, http_response *res)
 {
 	app_error err = {0};
@@ -156,14 +157,25 @@ void page_me_games(http_request *req, http_response *res)
 		app_fail(&err, E_FORBIDDEN, "this form was sent from another site");
 		goto out;
 	}
-	if (!(email = signin_email(req, &err)))
+	/* An unknown link is told as such; a refused form uses nothing up. */
+	if (!(email = signin_email(req, 0, &err)))
 		goto out;
+	free(email);
+	email = NULL;
 	if (!csrf_ok) {
 		app_fail(&err, E_FORBIDDEN, PAGE_FORM_EXPIRED);
 		goto out;
 	}
-	if (db_begin(req->app->db, &de) || db_seats_by_email(req->app->db, email, &seats, &n, &de)) {
+	if (db_begin(req->app->db, &de)) {
 		app_fail(&err, E_INTERNAL, "the server could not do this; try again later");
+		goto out;
+	}
+	/* The link came by mail to the address: its owner has acted (consent.h). */
+	if (!(email = signin_email(req, 1, &err)) || consent_confirm(req->app, email, &de) ||
+	    db_seats_by_email(req->app->db, email, &seats, &n, &de)) {
+		db_rollback(req->app->db);
+		if (!err.code)
+			app_fail(&err, E_INTERNAL, "the server could not do this; try again later");
 		goto out;
 	}
 	for (size_t i = 0; i < n && !err.code; i++) {
@@ -175,7 +187,7 @@ void page_me_games(http_request *req, http_response *res)
 		token_new(token);
 		token_hash(token, hash);
 		if (db_seat_link_add(req->app->db, hash, g.rec->id, seats[i].seat,
-				     (long long)time(NULL) + MY_LINK_TTL_S, &de)) {
+				     (long long)time(NULL) + LIMIT_MY_LINK_TTL_S, &de)) {
 			app_fail(&err, E_INTERNAL, "the server could not do this; try again later");
 			game_loaded_free(&g);
 			break;

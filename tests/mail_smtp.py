@@ -195,6 +195,25 @@ def row_message_id(row):
     return email.message_from_string(row["message"], policy=POLICY)["Message-ID"]
 
 
+WIPED_NOTE = "[Body removed once the mail was sent or given up: its links acted for the recipient.]"
+KEPT_HEADERS = ("Date", "From", "To", "Subject", "Message-ID", "In-Reply-To", "References")
+
+
+def check_wiped(test, kept, original):
+    """kept (an outbox row's message, sent or failed) is original (the whole message, text)
+    without its body and without the headers that are not in KEPT_HEADERS (Reply-To holds a
+    reply address), followed by the note that says so (db_mail.c rookery_outbox_kept)."""
+    head = original.split("\n\n", 1)[0]
+    lines, keep = [], False
+    for line in head.split("\n"):
+        if not line[:1].isspace():
+            keep = line.split(":", 1)[0].lower() in {h.lower() for h in KEPT_HEADERS}
+        if keep:
+            lines.append(line)
+    test.assertEqual(kept, "\n".join(lines) + "\n\n" + WIPED_NOTE + "\n")
+    test.assertNotRegex(kept, r"(?im)^reply-to:")
+
+
 def addr(header):
     """The single address of a parsed address header, as (display name, addr-spec)."""
     addrs = header.addresses
@@ -972,6 +991,8 @@ class DeliveryTests(MailCase):
         row2 = self.outbox(d)[0]
         self.assertEqual((row2["state"], row2["attempts"]), ("failed", 1))
         self.assertEqual(smtp.delivered(), [])
+        # Given up for good: the outbox keeps the headers, not the body with its links.
+        check_wiped(self, row2["message"], smtp.all()[0].content.replace(b"\r\n", b"\n").decode())
         self.assertIn("for good", d.stop())
 
     def test_server_that_comes_late_gets_each_mail_once(self):
@@ -1028,6 +1049,9 @@ class DeliveryTests(MailCase):
         row = outbox_rows(d.db)[0]
         self.assertEqual((row["state"], row["attempts"]), ("failed", 1), row)
         self.assertTrue(row["last_error"])
+        # Interrupted (so given up): wiped too, the reply address with the body.
+        self.assertTrue(row["message"].endswith("\n\n" + WIPED_NOTE + "\n"), row["message"])
+        self.assertNotIn("play+", row["message"])
         self.assertIn("not resent", d2.stderr())
         time.sleep(3)
         self.assertEqual(smtp.arrived, 1, "a mail that may have gone out is never sent twice")
@@ -1133,9 +1157,12 @@ class MaildirTests(MailCase):
             self.assertEqual(os.stat(path).st_mode & 0o077, 0, "mails hold seat links: private files")
             with open(path, "rb") as f:
                 contents.append(f.read())
-        self.assertEqual(sorted(contents), sorted(r["message"].encode() for r in rows),
-                         "each file is one whole message of the outbox")
         msgs = [email.message_from_bytes(c, policy=POLICY) for c in contents]
+        # Each file is one whole message of the outbox, which keeps its headers but not its body.
+        by_id = {m["Message-ID"]: c for m, c in zip(msgs, contents)}
+        self.assertEqual(sorted(by_id), sorted(row_message_id(r) for r in rows))
+        for r in rows:
+            check_wiped(self, r["message"], by_id[row_message_id(r)].decode())
         for m in msgs:
             self.assertTrue(m["Message-ID"] and m["Date"] and m["To"] and m["Subject"])
             self.assertIsNotNone(m.get_body(("plain",)))

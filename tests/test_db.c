@@ -1,4 +1,4 @@
-/* test_db.c - storage: migrations, version refusal, games, seats, moves, actions, settings, backups, client seeds. */
+/* test_db.c - storage: migrations, games, seats, moves, actions, settings, backups, client seeds, mail secrets. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "db.h"
@@ -382,6 +383,162 @@ static void client_seeds_and_dice_version(void **state)
 	db_close(d);
 }
 
+/* A mail as the composer writes it: folded headers, a reply address, links in the body. */
+static const char full_mail[] =
+	"Date: Thu, 26 Nov 2026 03:00:00 +0000\n"
+	"From: Rookery <rookery@rook.test>\n"
+	"Reply-To: Rookery <play+g1-0-1-secretsecretsecr@rook.test>\n"
+	"Subject: [Rookery] Nchess game g1: Ann (South)\n"
+	" vs Ben (North)\n"
+	"To: Ann <ann@example.org>\n"
+	"List-Unsubscribe: <http://x.test/unsubscribe/SECRETSECRETSECRETSECRETSECRET01>\n"
+	"List-Unsubscribe-Post: List-Unsubscribe=One-Click\n"
+	"Message-Id: <g1.your_turn.1@rook.test>\n"
+	"In-Reply-To: <g1.0.invite@rook.test>\n"
+	"references: <g1.0.invite@rook.test>\n"
+	"MIME-Version: 1.0\n"
+	"Content-Type: text/plain\n"
+	"\n"
+	"Your seat link: http://x.test/games/g1?seat=SECRETSECRETSECRETSECRETSECRET02\n";
+static const char kept_mail[] =
+	"Date: Thu, 26 Nov 2026 03:00:00 +0000\n"
+	"From: Rookery <rookery@rook.test>\n"
+	"Subject: [Rookery] Nchess game g1: Ann (South)\n"
+	" vs Ben (North)\n"
+	"To: Ann <ann@example.org>\n"
+	"Message-Id: <g1.your_turn.1@rook.test>\n"
+	"In-Reply-To: <g1.0.invite@rook.test>\n"
+	"references: <g1.0.invite@rook.test>\n"
+	"\n" DB_OUTBOX_WIPED "\n";
+
+/* The outbox's messages by id, read past the storage layer. */
+static char *outbox_message(long long id)
+{
+	sqlite3 *raw;
+	sqlite3_stmt *st;
+	char *out = NULL;
+
+	assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(raw, "SELECT message FROM outbox WHERE id = ?1", -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		out = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(raw);
+	return out;
+}
+
+static void raw_exec(const char *sql)
+{
+	sqlite3 *raw;
+
+	assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(raw, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(raw);
+}
+
+static void outbox_wiped_once_done(void **state)
+{
+	db *d;
+	db_error e;
+	db_outbox_row *rows;
+	size_t n;
+	int count;
+	char *m, wal[80];
+	(void)state;
+
+	assert_int_equal(db_open(path, &d, &e), 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(db_outbox_add(d, "g1", "your_turn", "ann@example.org", full_mail,
+					       "2026-11-26T03:00:00Z", 0, &e), 0);
+	assert_int_equal(db_outbox_claim(d, 1, 4, &rows, &n, &e), 0);
+	assert_int_equal(n, 4);
+	/* Claimed rows are whole: a retry sends them again. */
+	assert_string_equal(rows[0].message, full_mail);
+	assert_int_equal(db_outbox_sent(d, rows[0].id, "2026-11-26T03:00:01Z", &e), 0);
+	assert_int_equal(db_outbox_failed(d, rows[1].id, "550 no such mailbox", &e), 0);
+	assert_int_equal(db_outbox_retry(d, rows[2].id, 100, "451 later", &e), 0);
+	db_outbox_rows_free(rows, n);
+	/* The fourth is left 'sending', as by a crash. */
+	assert_int_equal(db_outbox_abandon_interrupted(d, &count, &e), 0);
+	assert_int_equal(count, 1);
+	db_close(d);
+	snprintf(wal, sizeof wal, "%s-wal", path);
+	assert_int_equal(access(wal, F_OK), -1);   /* the last close leaves no WAL behind */
+
+	for (long long id = 1; id <= 4; id++) {
+		m = outbox_message(id);
+		assert_string_equal(m, id == 3 ? full_mail : kept_mail);
+		free(m);
+	}
+
+	/* Migration 0007 wipes what an older Rookery left sent: rerun it while it is the newest. */
+	int idx = 0;
+	while (db_migrations[idx].name && strcmp(db_migrations[idx].name, "0007_outbox_wipe.sql"))
+		idx++;
+	assert_non_null(db_migrations[idx].name);
+	if (idx + 1 != db_schema_version_supported())
+		skip();
+	char sql[512];
+	snprintf(sql, sizeof sql, "UPDATE outbox SET message = (SELECT message FROM outbox WHERE id = 3), "
+		 "state = 'sent' WHERE id = 1; PRAGMA user_version = %d;", idx);
+	raw_exec(sql);
+	assert_int_equal(db_open(path, &d, &e), 0);
+	db_close(d);
+	m = outbox_message(1);
+	assert_string_equal(m, kept_mail);
+	free(m);
+	m = outbox_message(3);   /* queued: still whole */
+	assert_string_equal(m, full_mail);
+	free(m);
+}
+
+static void links_expire_and_signin_works_once(void **state)
+{
+	db *d;
+	db_error e;
+	db_game g;
+	unsigned char hashes[2][DB_HASH_BYTES] = {{1}, {2}}, h[4][DB_HASH_BYTES] = {{10}, {11}, {12}, {13}};
+	char *email, *gid;
+	int count, seat;
+	long long now = (long long)time(NULL);
+	(void)state;
+
+	sample_game(&g, "g1");
+	assert_int_equal(db_open(path, &d, &e), 0);
+	assert_int_equal(db_game_insert(d, &g, (const unsigned char (*)[DB_HASH_BYTES])hashes, &e), 0);
+	assert_int_equal(db_seat_link_add(d, h[0], "g1", 0, now - 1, &e), 0);
+	assert_int_equal(db_seat_link_add(d, h[1], "g1", 1, now + 100, &e), 0);
+	assert_int_equal(db_signin_add(d, h[2], "ann@example.org", now, &e), 0);
+	assert_int_equal(db_signin_add(d, h[3], "ann@example.org", now + 60, &e), 0);
+
+	/* Used up: found once only; an expired one never. */
+	assert_int_equal(db_signin_take(d, h[2], now, &email, &e), DB_E_NOTFOUND);
+	assert_null(email);
+	assert_int_equal(db_signin_email(d, h[3], now, &email, &e), 0);
+	free(email);
+	assert_int_equal(db_signin_take(d, h[3], now, &email, &e), 0);
+	assert_string_equal(email, "ann@example.org");
+	free(email);
+	assert_int_equal(db_signin_take(d, h[3], now, &email, &e), DB_E_NOTFOUND);
+	assert_int_equal(db_signin_email(d, h[3], now, &email, &e), DB_E_NOTFOUND);
+
+	/* A seat link past its time is refused even before it is deleted (checked against the clock). */
+	assert_int_equal(db_seat_by_token(d, h[0], &gid, &seat, &e), DB_E_NOTFOUND);
+	assert_int_equal(db_seat_by_token(d, h[1], &gid, &seat, &e), 0);
+	assert_int_equal(seat, 1);
+	free(gid);
+
+	/* Expired at or before now: deleted; the rest stays. */
+	assert_int_equal(db_links_expire(d, now, &count, &e), 0);
+	assert_int_equal(count, 2);   /* the seat link of now - 1, the sign-in link of now */
+	assert_int_equal(db_links_expire(d, now, &count, &e), 0);
+	assert_int_equal(count, 0);
+	assert_int_equal(db_seat_by_token(d, h[1], &gid, &seat, &e), 0);
+	free(gid);
+	db_close(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -392,6 +549,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(settings, setup, teardown),
 		cmocka_unit_test_setup_teardown(backup_is_private_and_touches_only_its_own, setup, teardown),
 		cmocka_unit_test_setup_teardown(client_seeds_and_dice_version, setup, teardown),
+		cmocka_unit_test_setup_teardown(outbox_wiped_once_done, setup, teardown),
+		cmocka_unit_test_setup_teardown(links_expire_and_signin_works_once, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,389 @@
+#!/usr/bin/env python3
+"""secrets_scan.py - no usable secret at rest or in the log: the token scan, one-time sign-in links, the sweep.
+
+usage: python3 tests/secrets_scan.py PATH-TO-ROOKERY [unittest options, e.g. -v or a test name]
+
+The scan plays games with email addresses against the real daemon and a real SMTP server (the
+helpers of mail_smtp.py): moves through the API and by mail, draw offers, a resignation, a
+sign-in through /me used once. It collects every token the test is ever given: in each HTTP
+answer (seat links, the creator's seat tokens, sign-in links, any other 32-character token) and
+in each mail (seat links, /me links, reply addresses play+...@...). Once the outbox is drained
+and the daemon has stopped cleanly, it searches every file the daemon left (the database and any
+-wal or -shm, the maildir, its log), a dump of every table and the outbox's mails decoded, for
+each token (and any 16 characters of one, which a quoted-printable line break cannot split). A
+seat or sign-in token found there must no longer work (asked of the server); a reply address or
+any other token must not be found at all.
+
+The sign-in and sweep tests move expires_at in the database while the daemon is stopped (the
+daemon has no hook for tests) and read it only through read-only connections while it runs.
+
+Python standard library and aiosmtpd (Debian: python3-aiosmtpd) only.
+"""
+import email
+import hashlib
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import blackbox  # noqa: E402
+import mail_smtp  # noqa: E402  (the SMTP server, the mail test base class, replies)
+from mail_smtp import BEN, DOMAIN, OPENING, POLICY, ZOE, MailCase, make_reply, wait_for  # noqa: E402
+
+SWEEP_S = blackbox.LIMITS["LIMIT_SWEEP_INTERVAL_S"]
+SIGNIN_TTL_S = blackbox.LIMITS["LIMIT_SIGNIN_TTL_S"]
+CLEO = ("Cleo", "cleo@example.org")
+
+TOKEN = r"[A-Za-z0-9_-]{32}"
+SEAT_URL_RE = re.compile(r"/games/([a-z0-9]+)\?seat=(" + TOKEN + r")(?![A-Za-z0-9_-])")
+SIGNIN_RE = re.compile(r"/me/(" + TOKEN + r")(?![A-Za-z0-9_-])")
+REPLY_RE = re.compile(r"play\+([a-z0-9]+-[0-9]+-[0-9]+-([a-z2-7]{16}))@")
+ANY_TOKEN_RE = re.compile(r"(?<![A-Za-z0-9_-])(" + TOKEN + r")(?![A-Za-z0-9_-])")
+WINDOW = 16   # any 16 characters of a 32-character token are found, whatever split the rest
+
+
+class Tokens:
+    """Every token the test was given: token -> (kind, game id or None, where it came from)."""
+
+    def __init__(self):
+        self.found = {}
+
+    def add(self, token, kind, gid, source):
+        old = self.found.get(token)
+        if not old or old[0] == "other":
+            self.found[token] = (kind, gid, source)
+
+    def harvest(self, text, source):
+        for gid, t in SEAT_URL_RE.findall(text):
+            self.add(t, "seat", gid, source)
+        for t in SIGNIN_RE.findall(text):
+            self.add(t, "signin", None, source)
+        for local, _ in REPLY_RE.findall(text):
+            self.add(local, "reply", local.split("-")[0], source)
+        for t in ANY_TOKEN_RE.findall(text):
+            self.add(t, "other", None, source)
+
+    def harvest_mail(self, m):
+        """A message the SMTP server received: its headers and every part decoded."""
+        raw = m.content.replace(b"\r\n", b"\n").decode("ascii", "replace")
+        self.harvest(raw, f"mail {m.message_id}")
+        for part in m.msg.walk():
+            if part.get_content_maintype() == "text":
+                self.harvest(part.get_content(), f"mail {m.message_id}")
+        for k, v in m.msg.items():
+            self.harvest(f"{k}: {v}", f"mail {m.message_id}")
+
+    def watch(self, d):
+        """Harvest every answer of daemon d (bodies and headers) from now on."""
+        request = d.request
+
+        def harvesting(method, path, *a, **kw):
+            r = request(method, path, *a, **kw)
+            self.harvest(r.text, f"{method} {path.split('?')[0]}")
+            for k, v in r.headers.items():
+                self.harvest(f"{k}: {v}", f"{method} {path.split('?')[0]}")
+            return r
+        d.request = harvesting
+
+    def needles(self, token, kind):
+        """What is searched for: the reply address's signature, or every WINDOW characters of a token."""
+        if kind == "reply":
+            return {REPLY_RE.match(f"play+{token}@").group(2)}
+        return {token[i:i + WINDOW] for i in range(len(token) - WINDOW + 1)}
+
+
+def files_at_rest(top):
+    """Every regular file under top (the daemon's directory: database, WAL, maildir, logs)."""
+    out = {}
+    for root, _, names in os.walk(top):
+        for n in names:
+            p = os.path.join(root, n)
+            if os.path.isfile(p) and not os.path.islink(p):
+                with open(p, "rb") as f:
+                    out[os.path.relpath(p, top)] = f.read()
+    return out
+
+
+def dump(db):
+    """Every table as text (sqlite3 .dump, or Python's iterdump without the command), and the
+    outbox's mails decoded, so that no encoding hides a token."""
+    out = {}
+    cli = shutil.which("sqlite3")
+    if cli:
+        r = subprocess.run([cli, "-readonly", db, ".dump"], capture_output=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        out["sqlite3 .dump"] = r.stdout
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        out["iterdump"] = "\n".join(conn.iterdump()).encode()
+        decoded = []
+        for (message,) in conn.execute("SELECT message FROM outbox"):
+            for part in email.message_from_string(message, policy=POLICY).walk():
+                if part.get_content_maintype() == "text":
+                    decoded.append(part.get_content())
+        out["outbox decoded"] = "\n".join(decoded).encode()
+    finally:
+        conn.close()
+    return out
+
+
+def db_execute(db, sql, args=()):
+    """Change the database of a stopped daemon (the test's only way to move time)."""
+    conn = sqlite3.connect(db)
+    try:
+        with conn:
+            return conn.execute(sql, args).rowcount
+    finally:
+        conn.close()
+
+
+def db_query(db, sql, args=()):
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return conn.execute(sql, args).fetchall()
+    finally:
+        conn.close()
+
+
+def token_hash(token):
+    return hashlib.sha256(token.encode()).digest()
+
+
+class SecretsCase(MailCase):
+
+    def start(self, db=None):
+        smtp = self.smtp()
+        d = self.daemon(smtp=smtp, db=db)
+        self.tokens = Tokens()
+        self.tokens.watch(d)
+        return smtp, d
+
+    def post_me(self, d, path, fields):
+        """A form of /me as a browser sends it: from its page, with its hidden fields."""
+        page = d.get("/me" if path == "/me" else path)
+        self.assertEqual(page.status, 200, page)
+        form = blackbox.hidden_fields(page.text, path) if f'action="{path}"' in page.text else {}
+        return d.post_form(path, {**form, **fields}, origin=d.base)
+
+    def signin_link(self, d, smtp, address):
+        """Ask /me for a sign-in link for address; returns the /me/<token> path from the mail."""
+        signin = lambda: [m for m in smtp.delivered()
+                          if m.rcpt_tos == [address] and m.msg["Subject"] == "[Rookery] Your games"]
+        before = len(signin())
+        r = self.post_me(d, "/me", {"email": address})
+        self.assertEqual(r.status, 200, r)
+        mail = wait_for("the sign-in mail", lambda: signin()[before:])[0]
+        self.tokens.harvest_mail(mail)
+        text = mail.text()
+        m = SIGNIN_RE.search(text)
+        self.assertTrue(m, text)
+        return "/me/" + m.group(1)
+
+
+class ScanTests(SecretsCase):
+
+    def test_no_usable_token_at_rest_or_in_the_log(self):
+        smtp, d = self.start()
+        # A game played through the API and by mail, with a draw offer, ended by a draw.
+        gid, tokens, created = self.new_game(d)
+        primary = {t: gid for t in tokens.values()}
+        d.play(gid, tokens, OPENING[:3])
+        turn = [m for m in smtp.wait(5) if m.rcpt_tos == [BEN[1]]][-1]
+        self.assertIn(f"play+{gid}-1-3-", str(turn.msg["Reply-To"]))
+        self.mail_in_ok(d, make_reply(turn.msg, OPENING[3], BEN))
+        self.assertEqual(d.game(gid)["ply"], 4)
+        draw = lambda tok, action: d.post(f"/api/games/{gid}/draw", {"action": action}, token=tok)
+        self.assertEqual(draw(tokens["North"], "offer").status, 200)
+        self.assertEqual(draw(tokens["South"], "decline").status, 200)
+        self.assertEqual(draw(tokens["South"], "offer").status, 200)
+        self.assertEqual(draw(tokens["North"], "accept").status, 200)
+        self.assertEqual(d.game(gid)["status"], "over")
+        # A second game, resigned; a seat page opened with a seat link from a mail.
+        gid2, tokens2, _ = self.new_game(d, south=ZOE, north=CLEO)
+        primary.update({t: gid2 for t in tokens2.values()})
+        d.play(gid2, tokens2, OPENING[:1])
+        self.assertEqual(d.post(f"/api/games/{gid2}/resign", {}, token=tokens2["South"]).status, 200)
+        # "My games": a sign-in link, used once, and the fresh seat links it lists.
+        path = self.signin_link(d, smtp, ZOE[1])
+        self.assertEqual(d.get(path).status, 200)
+        listing = self.post_me(d, path, {})
+        self.assertEqual(listing.status, 200, listing)
+        fresh = SEAT_URL_RE.findall(listing.text)
+        self.assertEqual(sorted(g for g, _ in fresh), sorted([gid, gid2]))
+        self.assertEqual(d.get(f"/games/{fresh[0][0]}?seat={fresh[0][1]}").status, 200)
+
+        # Every mail out, and each reached the server once; then a clean stop.
+        rows = self.settle(d, smtp)
+        self.assertEqual({r["state"] for r in rows}, {"sent"}, rows)
+        for m in smtp.delivered():
+            self.tokens.harvest_mail(m)
+        kinds = [k for k, _, _ in self.tokens.found.values()]
+        self.assertGreaterEqual(kinds.count("seat"), 8, self.tokens.found)
+        self.assertGreaterEqual(kinds.count("reply"), 3, self.tokens.found)
+        self.assertEqual(kinds.count("signin"), 1, self.tokens.found)
+        for t in primary:
+            self.assertEqual(self.tokens.found[t][0], "seat")
+        d.secrets.update(t for t, (k, _, _) in self.tokens.found.items() if k == "seat")
+        d.stop()
+        self.assertFalse(os.path.exists(d.db + "-wal"), "a clean stop leaves no WAL with old pages")
+
+        # The scan.
+        blobs = files_at_rest(self.tmp)
+        blobs.update(dump(d.db))
+        self.assertIn("rookery.db", blobs)
+        self.assertTrue(any(n.startswith("stderr") for n in blobs), sorted(blobs))
+        at_rest = {}
+        for t, (kind, g, source) in self.tokens.found.items():
+            where = sorted(n for n, blob in blobs.items()
+                           if any(x.encode() in blob for x in self.tokens.needles(t, kind)))
+            if where:
+                at_rest[t] = where
+        # The creator's seat tokens work for ever: they are kept only as their hash.
+        for t, g in primary.items():
+            self.assertNotIn(t, at_rest, f"a seat token of {g} is stored in clear")
+            self.assertEqual(db_query(d.db, "SELECT game_id FROM seats WHERE token_hash = ?",
+                                      (token_hash(t),)), [(g,)])
+        problems = []
+        d2 = None
+        for t, where in sorted(at_rest.items()):
+            kind, g, source = self.tokens.found[t]
+            if kind in ("seat", "signin"):
+                if d2 is None:
+                    d2 = self.daemon(smtp=smtp, db=d.db)
+                    d2.secrets = d.secrets
+                r = (d2.get(f"/api/games/{g}", token=t) if kind == "seat" else d2.get(f"/me/{t}"))
+                if r.status == 200:
+                    problems.append(f"a working {kind} token from {source} ({t[:6]}...) is in {where}")
+            else:
+                problems.append(f"a {kind} token from {source} ({t[:6]}...) is in {where}")
+        if os.environ.get("SCAN_DEBUG"):
+            print({t[:6]: v for t, v in self.tokens.found.items()}, at_rest, file=sys.stderr)
+        self.assertEqual(problems, [])
+
+
+class SigninTests(SecretsCase):
+
+    def test_signin_link_works_once(self):
+        smtp, d = self.start()
+        self.new_game(d)
+        path = self.signin_link(d, smtp, ZOE[1])
+        # Opening it (as a mail scanner does) uses nothing up; a refused POST neither.
+        self.assertEqual(d.get(path).status, 200)
+        self.assertEqual(d.get(path).status, 200)
+        self.assertEqual(d.post_form(path, "", origin="https://evil.example").status, 403)
+        first = self.post_me(d, path, {})
+        self.assertEqual(first.status, 200, first)
+        self.assertEqual(len(SEAT_URL_RE.findall(first.text)), 1, first.text)
+        # Used: a second POST, or a GET, is told the link has expired, and mints nothing.
+        links = db_query(d.db, "SELECT COUNT(*) FROM seat_links")
+        second = d.post_form(path, "", origin=d.base)
+        self.assertEqual(second.status, 404, second)
+        self.assertIn("expired", second.text)
+        self.assertNotIn("?seat=", second.text)
+        self.assertEqual(d.get(path).status, 404)
+        self.assertEqual(db_query(d.db, "SELECT COUNT(*) FROM seat_links"), links)
+        self.assertEqual(db_query(d.db, "SELECT COUNT(*) FROM signin_tokens"), [(0,)])
+        # A new link works again, once.
+        path2 = self.signin_link(d, smtp, ZOE[1])
+        self.assertEqual(self.post_me(d, path2, {}).status, 200)
+        self.assertEqual(d.post_form(path2, "", origin=d.base).status, 404)
+
+    def test_signin_link_lasts_15_minutes(self):
+        smtp, d = self.start()
+        self.new_game(d)
+        asked = int(time.time())
+        path = self.signin_link(d, smtp, ZOE[1])
+        [mail] = [m for m in smtp.delivered() if m.msg["Subject"] == "[Rookery] Your games"]
+        self.assertIn("Open this link within 15 minutes", mail.text())
+        [(expires,)] = db_query(d.db, "SELECT expires_at FROM signin_tokens")
+        self.assertEqual(SIGNIN_TTL_S, 15 * 60)
+        self.assertGreaterEqual(expires, asked + SIGNIN_TTL_S)
+        self.assertLessEqual(expires, int(time.time()) + SIGNIN_TTL_S)
+        # Fifteen minutes later (the clock moved in the database instead): refused, though the
+        # sweep has not deleted it yet.
+        d.stop()
+        db_execute(d.db, "UPDATE signin_tokens SET expires_at = ?", (int(time.time()) + 3,))
+        d2 = self.daemon(smtp=smtp, db=d.db)
+        self.assertEqual(d2.get(path).status, 200)
+        time.sleep(4)
+        self.assertEqual(db_query(d.db, "SELECT COUNT(*) FROM signin_tokens"), [(1,)], "not swept yet")
+        r = d2.get(path)
+        self.assertEqual(r.status, 404, r)
+        self.assertIn("expired", r.text)
+        self.assertEqual(d2.post_form(path, "", origin=d2.base).status, 404)
+
+
+class SweepTests(SecretsCase):
+
+    def links(self, d, smtp):
+        """A game and a sign-in link: rows in seat_links (mails and the list) and signin_tokens."""
+        gid, tokens, _ = self.new_game(d)
+        d.play(gid, tokens, OPENING[:3])
+        self.signin_link(d, smtp, ZOE[1])
+        self.settle(d, smtp)
+        for m in smtp.delivered():
+            self.tokens.harvest_mail(m)
+        seat = [t for t, (k, g, s) in self.tokens.found.items() if k == "seat" and t not in tokens.values()]
+        self.assertTrue(seat)
+        return gid, seat
+
+    def count(self, d):
+        return (db_query(d.db, "SELECT COUNT(*) FROM seat_links")[0][0],
+                db_query(d.db, "SELECT COUNT(*) FROM signin_tokens")[0][0])
+
+    def test_expired_links_are_deleted_at_start_and_refused_before(self):
+        smtp, d = self.start()
+        gid, seat = self.links(d, smtp)
+        n_links, n_signin = self.count(d)
+        self.assertEqual((n_links, n_signin), (len(seat), 1))
+        self.assertGreaterEqual(len(seat), 3)
+        for t in seat:
+            self.assertEqual(d.get(f"/api/games/{gid}", token=t).status, 200)
+        d.stop()
+        # One seat link expires in a moment; every other link expired yesterday.
+        soon = seat[0]
+        db_execute(d.db, "UPDATE seat_links SET expires_at = ? WHERE token_hash != ?",
+                   (int(time.time()) - 86400, token_hash(soon)))
+        db_execute(d.db, "UPDATE seat_links SET expires_at = ? WHERE token_hash = ?",
+                   (int(time.time()) + 3, token_hash(soon)))
+        db_execute(d.db, "UPDATE signin_tokens SET expires_at = ?", (int(time.time()) - 1,))
+        d2 = self.daemon(smtp=smtp, db=d.db)
+        d2.secrets = d.secrets
+        # Deleted before the daemon served anything.
+        self.assertEqual(self.count(d2), (1, 0))
+        self.assertIn("sweep: deleted", d2.stderr())
+        for t in seat[1:]:
+            self.assertEqual(d2.get(f"/api/games/{gid}", token=t).status, 401)
+        self.assertEqual(d2.get(f"/api/games/{gid}", token=soon).status, 200)
+        time.sleep(4)
+        # Expired, not swept yet: refused all the same.
+        self.assertEqual(self.count(d2), (1, 0))
+        self.assertEqual(d2.get(f"/api/games/{gid}", token=soon).status, 401)
+        self.assertEqual(d2.get(f"/games/{gid}?seat={soon}").status, 401)
+
+    def test_periodic_sweep(self):
+        smtp, d = self.start()
+        self.links(d, smtp)
+        d.stop()
+        now = int(time.time())
+        db_execute(d.db, "UPDATE seat_links SET expires_at = ?", (now + 10,))
+        db_execute(d.db, "UPDATE signin_tokens SET expires_at = ?", (now + 10,))
+        d2 = self.daemon(smtp=smtp, db=d.db)
+        d2.secrets = d.secrets
+        self.assertNotEqual(self.count(d2), (0, 0))
+        t0 = time.monotonic()
+        wait_for("the sweep", lambda: self.count(d2) == (0, 0), timeout=SWEEP_S + 20, interval=0.5)
+        # And the daemon stops at once though its sweeper sleeps.
+        t0 = time.monotonic()
+        d2.stop()
+        self.assertLess(time.monotonic() - t0, 5)
+
+
+if __name__ == "__main__":
+    sys.exit(mail_smtp.main())
