@@ -10,6 +10,8 @@ void page_game(http_request *req, http_response *res);
 void page_move(http_request *req, http_response *res);
 void page_resign(http_request *req, http_response *res);
 void page_draw(http_request *req, http_response *res);
+/* GET /games/{id}/moves?from=&limit=: the whole record of a game, page by page, as a spectator sees it. */
+void page_moves(http_request *req, http_response *res);
 void page_rules(http_request *req, http_response *res);
 /* The static files served from the binary: /style.css, /play.js, /setup.js, /favicon.svg. */
 void page_asset(http_request *req, http_response *res);

@@ -45,10 +45,16 @@ json_t *view_seat_list(const rules_game *rules, unsigned mask);
  */
 json_t *view_game(const game_loaded *g, int seat);
 
-/* The moves of a game as viewer sees them: {"moves": [{"ply", "seat", "move", "note", "at", "dice", "hidden"}...]}. */
-json_t *view_moves(app *a, const game_loaded *g, int viewer, app_error *err);
+/*
+ * One page of a game's moves as viewer sees them, plies from .. from +
+ * limit - 1 (read by key, never the whole history): {"moves": [{"ply",
+ * "seat", "move", "note", "at", "dice", "hidden", "places"}...], "plies":
+ * the game's ply count, "from", "limit", "next": the from of the next page,
+ * or null after the last}.
+ */
+json_t *view_moves(app *a, const game_loaded *g, int viewer, int from, int limit, app_error *err);
 
-/* Dice record: commitment, rolls, and the seed once the game is over. */
-json_t *view_dice(app *a, const game_loaded *g, app_error *err);
+/* Dice record of the plies of one page (as view_moves): commitment, rolls, the seed once the game is over. */
+json_t *view_dice(app *a, const game_loaded *g, int from, int limit, app_error *err);
 
 #endif
