@@ -24,7 +24,7 @@
 #define LIMIT_EMAIL                  254          /* RFC 5321 path limit */
 #define LIMIT_GAME_ID                32
 #define LIMIT_TOKEN                  64
-#define LIMIT_PLIES                  2000         /* two seats' game is drawn at this ply; n seats get n/2 times as many */
+#define LIMIT_PLIES                  2000         /* a two-seat game is drawn at this ply; n seats: n/2 times as many */
 #define LIMIT_MOVES_PAGE_DEFAULT     100          /* moves (or plies of dice) in one page of /moves, /dice */
 #define LIMIT_MOVES_PAGE_MAX         500          /* the largest ?limit= a page may ask for */
 #define LIMIT_PAGE_RECENT_MOVES      20           /* latest moves on a game page; the rest are a link away */
