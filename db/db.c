@@ -406,28 +406,34 @@ int db_move_get(db *d, const char *game_id, int ply, db_move *out, db_error *err
 	return r;
 }
 
-int db_moves_list(db *d, const char *game_id, db_move **out, size_t *n, db_error *err)
+int db_moves_range(db *d, const char *game_id, int from, int limit, db_move **out, size_t *n,
+		   db_error *err)
 {
 	sqlite3_stmt *st;
-	size_t cap = 0;
-	int r, rc;
+	int r, rc = SQLITE_DONE;
 
 	*out = NULL;
 	*n = 0;
-	r = dbi_prepare(d, "SELECT " MOVE_COLUMNS " FROM moves WHERE game_id = ?1 ORDER BY ply", &st, err);
+	if (limit <= 0)
+		return 0;
+	r = dbi_prepare(d, "SELECT " MOVE_COLUMNS " FROM moves WHERE game_id = ?1 AND ply >= ?2 "
+			"ORDER BY ply LIMIT ?3", &st, err);
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, game_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 32;
-			*out = xrealloc(*out, cap * sizeof **out);
-		}
+	sqlite3_bind_int(st, 2, from);
+	sqlite3_bind_int(st, 3, limit);
+	*out = xcalloc((size_t)limit, sizeof **out);
+	while (*n < (size_t)limit && (rc = sqlite3_step(st)) == SQLITE_ROW)
 		read_move(st, &(*out)[(*n)++]);
-	}
-	if (rc != SQLITE_DONE)
+	if (*n < (size_t)limit && rc != SQLITE_DONE)
 		r = dbi_sql_fail(d, err, "list moves");
 	dbi_finish(d, st);
+	if (r || *n == 0) {
+		db_moves_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
 	return r;
 }
 

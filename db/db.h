@@ -116,8 +116,14 @@ int db_move_append(db *d, const char *game_id, const db_move *m, db_error *err);
 int db_moves_reveal(db *d, const char *game_id, db_error *err);
 /* Load one move. Caller frees the fields with db_move_clear. */
 int db_move_get(db *d, const char *game_id, int ply, db_move *out, db_error *err);
-/* All moves of a game in ply order. Caller frees with db_moves_free. */
-int db_moves_list(db *d, const char *game_id, db_move **out, size_t *n, db_error *err);
+/*
+ * The moves of plies from, from + 1, ... in ply order, at most limit of them
+ * (fewer at the end of the game, none past it): read by the (game, ply) key,
+ * never the whole history. Caller frees with db_moves_free (*out is NULL when
+ * *n is 0).
+ */
+int db_moves_range(db *d, const char *game_id, int from, int limit, db_move **out, size_t *n,
+		   db_error *err);
 void db_move_clear(db_move *m);
 void db_moves_free(db_move *v, size_t n);
 

@@ -3,7 +3,8 @@
 
 usage: verify-dice.py URL-or-FILE
   URL   e.g. http://127.0.0.1:8080/api/games/<id>/dice
-  FILE  a saved copy of that JSON ('-' for standard input)
+  FILE  a saved copy of that JSON ('-' for standard input); the address is read
+        page by page (?from=), a file holds the pages it holds
 
 Checks that SHA-256 of the revealed seed is the commitment published when the
 game began, and that every recorded roll is the one the seed (and, for dice of
@@ -14,6 +15,7 @@ import hashlib
 import hmac
 import json
 import sys
+import urllib.parse
 import urllib.request
 
 
@@ -43,12 +45,27 @@ def roll(seed, game, ply, k, sides, client_seeds=None):
         attempt += 1
 
 
+def load_pages(url):
+    """The record at url with the rolls of every page: each page names the next one's from."""
+    parts = urllib.parse.urlsplit(url)
+    query = [(k, v) for k, v in urllib.parse.parse_qsl(parts.query) if k != "from"]
+    record, rolls, start = None, [], None
+    while True:
+        q = urllib.parse.urlencode(query + ([("from", start)] if start is not None else []))
+        with urllib.request.urlopen(urllib.parse.urlunsplit(parts._replace(query=q))) as r:
+            page = json.load(r)
+        record = record or page
+        rolls += page.get("rolls", [])
+        start = page.get("next")
+        if start is None:
+            return dict(record, rolls=rolls)
+
+
 def load(source):
     if source == "-":
         return json.load(sys.stdin)
     if source.startswith(("http://", "https://")):
-        with urllib.request.urlopen(source) as r:
-            return json.load(r)
+        return load_pages(source)
     with open(source, encoding="utf-8") as f:
         return json.load(f)
 

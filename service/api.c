@@ -180,15 +180,41 @@ out:
 		reply_err(req, res, &err);
 }
 
+/* A query argument of up to 9 digits (so no overflow) in [min, max] into *out; def when absent. */
+static int query_count(http_request *req, const char *name, int def, int min, int max, int *out)
+{
+	const char *v = http_query(req, name);
+	size_t len = v ? strlen(v) : 0;
+
+	*out = def;
+	if (!v)
+		return 0;
+	if (len == 0 || len > 9 || strspn(v, "0123456789") != len)
+		return -1;
+	*out = atoi(v);
+	return *out < min || *out > max ? -1 : 0;
+}
+
+int api_page_query(http_request *req, int *from, int *limit, app_error *err)
+{
+	if (query_count(req, "from", 0, 0, 999999999, from))
+		return app_fail(err, E_BAD_REQUEST, "from must be a ply: a whole number from 0");
+	if (query_count(req, "limit", LIMIT_MOVES_PAGE_DEFAULT, 1, LIMIT_MOVES_PAGE_MAX, limit))
+		return app_fail(err, E_BAD_REQUEST, "limit must be a whole number from 1 to %d",
+				LIMIT_MOVES_PAGE_MAX);
+	return 0;
+}
+
 void api_get_moves(http_request *req, http_response *res)
 {
 	game_loaded g;
 	app_error err;
 	json_t *moves;
+	int from, limit;
 
-	if (game_load(req->app, req->params[0], &g, &err))
+	if (api_page_query(req, &from, &limit, &err) || game_load(req->app, req->params[0], &g, &err))
 		return reply_err(req, res, &err);
-	moves = view_moves(req->app, &g, req->auth_game ? req->auth_seat : -1, &err);
+	moves = view_moves(req->app, &g, req->auth_game ? req->auth_seat : -1, from, limit, &err);
 	game_loaded_free(&g);
 	if (!moves)
 		return reply_err(req, res, &err);
@@ -271,10 +297,11 @@ void api_get_dice(http_request *req, http_response *res)
 	game_loaded g;
 	app_error err;
 	json_t *d;
+	int from, limit;
 
-	if (game_load(req->app, req->params[0], &g, &err))
+	if (api_page_query(req, &from, &limit, &err) || game_load(req->app, req->params[0], &g, &err))
 		return reply_err(req, res, &err);
-	d = view_dice(req->app, &g, &err);
+	d = view_dice(req->app, &g, from, limit, &err);
 	game_loaded_free(&g);
 	if (!d)
 		return reply_err(req, res, &err);

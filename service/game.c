@@ -432,6 +432,31 @@ static void record_result(db_game *rec, const rules_result *res, int nseats)
 	rec->draw_offer = -1;
 }
 
+int game_ply_limit(const rules_game *rules)
+{
+	return LIMIT_PLIES / 2 * rules->nseats;
+}
+
+/* Seats still in the game (bit mask): a draw is theirs, and the others lose. */
+static unsigned seats_in_play(const game_loaded *g)
+{
+	return g->rules->in_play ? g->rules->in_play(g->pos) : (1u << g->rules->nseats) - 1;
+}
+
+/* A draw for the seats of mask all: they share the game's draw place, the others come after them. */
+static void draw_result(const game_loaded *g, unsigned all, const char *summary, rules_result *res)
+{
+	int place = g->rules->draw_rank ? g->rules->draw_rank : 1, n = 0;
+
+	memset(res, 0, sizeof *res);
+	for (int i = 0; i < g->rules->nseats; i++)
+		n += (all >> i) & 1;
+	res->over = 1;
+	for (int i = 0; i < g->rules->nseats; i++)
+		res->rank[i] = (all >> i) & 1 ? place : place + n;
+	snprintf(res->summary, sizeof res->summary, "%s", summary);
+}
+
 static int check_running(const game_loaded *g, app_error *err)
 {
 	if (g->rec->over)
@@ -487,6 +512,12 @@ static int store_move(app *a, game_loaded *g, game_move_done *out, const rules_o
 	if (g->rec->draw_offer >= 0 && !(g->rec->draw_accepts & (1u << seat)))
 		g->rec->draw_offer = -1;
 	g->rules->result(g->pos, &res);
+	/* However a game goes, it ends: at the ply limit it is drawn, which bounds every game's record. */
+	if (!res.over && g->rec->ply >= game_ply_limit(g->rules)) {
+		char why[sizeof res.summary];
+		snprintf(why, sizeof why, "drawn: the %d-ply limit was reached", game_ply_limit(g->rules));
+		draw_result(g, seats_in_play(g), why, &res);
+	}
 	if (res.over)
 		record_result(g->rec, &res, g->rules->nseats);
 	r = db_move_append(a->db, g->rec->id, &rec, &de);
@@ -699,7 +730,7 @@ int game_draw(app *a, const char *id, int seat, const char *action, const char *
 		return r;
 	offer = g.rec->draw_offer;
 	/* A draw needs the seats still in the game; the others lose when it is drawn. */
-	all = g.rules->in_play ? g.rules->in_play(g.pos) : (1u << g.rules->nseats) - 1;
+	all = seats_in_play(&g);
 	if (!(all & me)) {
 		r = app_fail(err, E_FORBIDDEN, "you are out of the game: draws are for the players still in it");
 		goto out;
@@ -728,14 +759,8 @@ int game_draw(app *a, const char *id, int seat, const char *action, const char *
 		g.rec->draw_accepts |= me;
 		/* Everybody still in the game must agree; they share one place, the rest lose. */
 		if ((g.rec->draw_accepts & all) == all) {
-			rules_result res = {0};
-			int place = g.rules->draw_rank ? g.rules->draw_rank : 1, n = 0;
-			for (int i = 0; i < g.rules->nseats; i++)
-				n += (all >> i) & 1;
-			res.over = 1;
-			for (int i = 0; i < g.rules->nseats; i++)
-				res.rank[i] = (all >> i) & 1 ? place : place + n;
-			snprintf(res.summary, sizeof res.summary, "drawn by agreement");
+			rules_result res;
+			draw_result(&g, all, "drawn by agreement", &res);
 			record_result(g.rec, &res, g.rules->nseats);
 		}
 	}

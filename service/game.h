@@ -87,6 +87,13 @@ int game_draw(app *a, const char *id, int seat, const char *action, const char *
 int game_set_client_seed(app *a, const char *id, int seat, const char *client_seed,
 			 const char *channel, app_error *err);
 
+/*
+ * The ply at which a game of these rules ends in a draw if nothing ended it
+ * before: LIMIT_PLIES for two seats, and the same number of turns for each
+ * seat in games of more seats (a ply is one seat's turn).
+ */
+int game_ply_limit(const rules_game *rules);
+
 /* Seat names that may act now in a loaded game (bit mask of seats). */
 unsigned game_turn_mask(const game_loaded *g);
 

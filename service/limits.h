@@ -27,6 +27,10 @@
 #define LIMIT_TOKEN                  64
 #define LIMIT_CLIENT_SEED            64           /* printable ASCII characters of a seat's client seed for the dice */
 #define LIMIT_GAMES_PER_HOUR         120          /* games one client address may create (serve --games-per-hour) */
+#define LIMIT_PLIES                  2000         /* a two-seat game is drawn at this ply; n seats: n/2 times as many */
+#define LIMIT_MOVES_PAGE_DEFAULT     100          /* moves (or plies of dice) in one page of /moves, /dice */
+#define LIMIT_MOVES_PAGE_MAX         500          /* the largest ?limit= a page may ask for */
+#define LIMIT_PAGE_RECENT_MOVES      20           /* latest moves on a game page; the rest are a link away */
 
 /* Mail */
 #define LIMIT_MAIL_SIZE              (256 * 1024) /* an incoming message */

@@ -176,13 +176,13 @@ static void append_last_moves(app *a, const game_loaded *g, int seat, GString *t
 	size_t n;
 	db_error de;
 
-	if (db_moves_list(a->db, g->rec->id, &moves, &n, &de) || n == 0) {
+	if (db_moves_range(a->db, g->rec->id, g->rec->ply > 6 ? g->rec->ply - 6 : 0, 6, &moves, &n, &de) || n == 0) {
 		if (n == 0)
 			g_string_append(t, "No moves yet.\n");
 		return;
 	}
 	g_string_append(t, "Last moves:\n");
-	for (size_t i = n > 6 ? n - 6 : 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		int hidden = moves[i].secret && moves[i].seat != seat;
 		g_string_append_printf(t, "  %3d. %-6s %s", moves[i].ply + 1, g->rules->seat_names[moves[i].seat],
 				       view_move_text(&moves[i], seat));

@@ -246,24 +246,36 @@ static json_t *board_model(const game_loaded *g, int seat, json_t *last_places)
 	return out;
 }
 
-/* The history with move numbers and player names, newest last. */
-static json_t *history_model(app *a, const game_loaded *g, int viewer, json_t **last)
+/* A page of view_moves as the pages list it: each move with its player's side and whether it rolled dice. */
+static json_t *history_items(const game_loaded *g, int viewer, json_t *moves)
 {
-	app_error err;
-	json_t *moves = view_moves(a, g, viewer, &err), *list = json_array(), *m;
+	json_t *list = json_array(), *m;
 	size_t i;
 
-	*last = NULL;
-	if (!moves)
-		return list;
 	json_array_foreach(json_object_get(moves, "moves"), i, m) {
 		json_t *item = json_deep_copy(m);
-		json_object_set_new(item, "number", json_integer((json_int_t)i + 1));
 		json_object_set_new(item, "mine", json_string(viewer >= 0 &&
 			!strcmp(json_string_value(json_object_get(m, "seat")), g->rules->seat_names[viewer]) ? "mine" : "theirs"));
 		json_object_set_new(item, "has_dice", json_boolean(json_array_size(json_object_get(m, "dice"))));
 		json_array_append_new(list, item);
 	}
+	return list;
+}
+
+/*
+ * The latest LIMIT_PAGE_RECENT_MOVES moves from ply from on, newest last (the
+ * whole record is a link away, so the page costs the same at any ply); *last
+ * is the last move.
+ */
+static json_t *history_model(app *a, const game_loaded *g, int viewer, int from, json_t **last)
+{
+	app_error err;
+	json_t *moves = view_moves(a, g, viewer, from, LIMIT_PAGE_RECENT_MOVES, &err), *list;
+
+	*last = NULL;
+	if (!moves)
+		return json_array();
+	list = history_items(g, viewer, moves);
 	json_decref(moves);
 	if (json_array_size(list))
 		*last = json_incref(json_array_get(list, json_array_size(list) - 1));
@@ -320,12 +332,16 @@ static void render_game(http_request *req, http_response *res, int status, const
 		if (turn & (1u << i))
 			snprintf(turn_text, sizeof turn_text, "%s (%s) to move", g->rules->seat_names[i],
 				 g->rec->seats[i].name);
-	json_t *history = history_model(req->app, g, seat, &last);
+	int from = g->rec->ply > LIMIT_PAGE_RECENT_MOVES ? g->rec->ply - LIMIT_PAGE_RECENT_MOVES : 0;
+	json_t *history = history_model(req->app, g, seat, from, &last);
 	m = json_pack("{s:s, s:o, s:o, s:o, s:s}", "title", g->rules->title, "game", game,
 		      "board", board_model(g, seat, last ? json_object_get(last, "places") : NULL),
 		      "history", history, "turn_text", turn_text);
 	json_object_set_new(m, "last", last ? last : json_null());
 	json_object_set_new(m, "has_history", json_boolean(last != NULL));
+	/* The list is numbered from its first move's ply, which is not 1 once older moves are left out. */
+	json_object_set_new(m, "history_start", json_integer(from + 1));
+	json_object_set_new(m, "history_earlier", json_boolean(from > 0));
 	/* An example for the move box: a move the viewer could make now. */
 	json_t *legal = json_object_get(game, "legal_moves");
 	json_object_set_new(m, "example", json_string(json_array_size(legal) ?
@@ -408,6 +424,34 @@ void page_game(http_request *req, http_response *res)
 		return http_reply_error(req, res, err.code, err.message);
 	render_game(req, res, 200, &g, seat, token, NULL, NULL);
 	game_loaded_free(&g);
+}
+
+void page_moves(http_request *req, http_response *res)
+{
+	app_error err = {0};
+	game_loaded g;
+	json_t *moves, *m;
+	int from, limit;
+
+	if (api_page_query(req, &from, &limit, &err) || game_load(req->app, req->params[0], &g, &err))
+		return http_reply_error(req, res, err.code, err.message);
+	/* A spectator's view: whoever holds the link sees no secret move. */
+	if (!(moves = view_moves(req->app, &g, -1, from, limit, &err))) {
+		game_loaded_free(&g);
+		return http_reply_error(req, res, err.code, err.message);
+	}
+	size_t n = json_array_size(json_object_get(moves, "moves"));
+	json_t *next = json_object_get(moves, "next");
+	m = json_pack("{s:s, s:s, s:o, s:i, s:i, s:i, s:i}", "title", g.rules->title, "id", g.rec->id,
+		      "moves", history_items(&g, -1, moves), "plies", g.rec->ply, "first", from + 1,
+		      "last", from + (int)n, "limit", limit);
+	json_object_set_new(m, "none", json_boolean(n == 0));
+	json_object_set_new(m, "earlier", from > 0 ? json_pack("{s:i}", "from", from > limit ? from - limit : 0)
+			    : json_null());
+	json_object_set_new(m, "later", json_is_integer(next) ? json_pack("{s:O}", "from", next) : json_null());
+	json_decref(moves);
+	game_loaded_free(&g);
+	page_render(req, res, 200, "moves.html", m);
 }
 
 /* The common checks of a seat's form: origin, seat token, form token. */
@@ -546,8 +590,9 @@ void page_rules(http_request *req, http_response *res)
 	if (!g)
 		return http_reply_error(req, res, E_NOT_FOUND, "there is no game by that name");
 	snprintf(name, sizeof name, "rules-%s.html", g->id);
-	page_render(req, res, 200, name, json_pack("{s:s, s:s, s:i, s:s}", "title", g->title,
-		"id", g->id, "rules_version", g->version, "choice_help", g->choice_help));
+	page_render(req, res, 200, name, json_pack("{s:s, s:s, s:i, s:s, s:i}", "title", g->title,
+		"id", g->id, "rules_version", g->version, "choice_help", g->choice_help,
+		"ply_limit", game_ply_limit(g)));
 }
 
 void page_asset(http_request *req, http_response *res)

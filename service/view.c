@@ -396,14 +396,26 @@ const char *view_move_text(const db_move *m, int viewer)
 	return m->secret && m->seat != viewer ? "(hidden until revealed)" : m->move;
 }
 
-static json_t *moves_json(app *a, const game_loaded *g, int viewer, int detailed, app_error *err)
+/* The page's fields beside its list: the game's ply count, the page asked for, and where the next one starts. */
+static void set_page(json_t *o, const game_loaded *g, int from, int limit, size_t n)
+{
+	int next = from + (int)n;
+
+	json_object_set_new(o, "plies", json_integer(g->rec->ply));
+	json_object_set_new(o, "from", json_integer(from));
+	json_object_set_new(o, "limit", json_integer(limit));
+	json_object_set_new(o, "next", n > 0 && next < g->rec->ply ? json_integer(next) : json_null());
+}
+
+static json_t *moves_json(app *a, const game_loaded *g, int viewer, int from, int limit, int detailed,
+			  app_error *err)
 {
 	db_move *moves;
 	size_t n;
 	db_error de;
-	json_t *list;
+	json_t *list, *out;
 
-	if (db_moves_list(a->db, g->rec->id, &moves, &n, &de)) {
+	if (db_moves_range(a->db, g->rec->id, from, limit, &moves, &n, &de)) {
 		app_fail(err, E_INTERNAL, "cannot read the moves");
 		return NULL;
 	}
@@ -430,17 +442,19 @@ static json_t *moves_json(app *a, const game_loaded *g, int viewer, int detailed
 			json_object_set_new(json_array_get(list, json_array_size(list) - 1), "rolls", full);
 	}
 	db_moves_free(moves, n);
-	return json_pack("{s:o}", "moves", list);
+	out = json_pack("{s:o}", "moves", list);
+	set_page(out, g, from, limit, n);
+	return out;
 }
 
-json_t *view_moves(app *a, const game_loaded *g, int viewer, app_error *err)
+json_t *view_moves(app *a, const game_loaded *g, int viewer, int from, int limit, app_error *err)
 {
-	return moves_json(a, g, viewer, 0, err);
+	return moves_json(a, g, viewer, from, limit, 0, err);
 }
 
-json_t *view_dice(app *a, const game_loaded *g, app_error *err)
+json_t *view_dice(app *a, const game_loaded *g, int from, int limit, app_error *err)
 {
-	json_t *moves = moves_json(a, g, -1, 1, err), *rolls, *m, *out;
+	json_t *moves = moves_json(a, g, -1, from, limit, 1, err), *rolls, *m, *out;
 	size_t i;
 
 	if (!moves)
@@ -455,7 +469,6 @@ json_t *view_dice(app *a, const game_loaded *g, app_error *err)
 				"k", (int)k, "sides", json_object_get(roll, "sides"),
 				"value", json_object_get(roll, "value")));
 	}
-	json_decref(moves);
 	json_t *seeds = json_array();
 	for (int i = 0; i < g->rec->nseats; i++)
 		json_array_append_new(seeds, json_pack("{s:s, s:o}", "seat", g->rules->seat_names[i],
@@ -475,6 +488,8 @@ json_t *view_dice(app *a, const game_loaded *g, app_error *err)
 			     "rejection below 2^32 - 2^32 mod sides, value = word mod sides + 1",
 		"status", g->rec->over ? "over" : "running",
 		"rolls", rolls);
+	set_page(out, g, from, limit, json_array_size(json_object_get(moves, "moves")));
+	json_decref(moves);
 	if (g->rec->over) {
 		char hex[DB_SEED_BYTES * 2 + 1];
 		sodium_bin2hex(hex, sizeof hex, g->rec->seed, DB_SEED_BYTES);

@@ -49,10 +49,16 @@ json_t *view_game(const game_loaded *g, int seat);
 /* Whether the game's seats may still set their client seeds: v2 dice, running, no roll yet. */
 int view_client_seeds_open(const game_loaded *g);
 
-/* The moves of a game as viewer sees them: {"moves": [{"ply", "seat", "move", "note", "at", "dice", "hidden"}...]}. */
-json_t *view_moves(app *a, const game_loaded *g, int viewer, app_error *err);
+/*
+ * One page of a game's moves as viewer sees them, plies from .. from +
+ * limit - 1 (read by key, never the whole history): {"moves": [{"ply",
+ * "seat", "move", "note", "at", "dice", "hidden", "places"}...], "plies":
+ * the game's ply count, "from", "limit", "next": the from of the next page,
+ * or null after the last}.
+ */
+json_t *view_moves(app *a, const game_loaded *g, int viewer, int from, int limit, app_error *err);
 
-/* Dice record: version, commitment, client seeds, rolls, and the seed once the game is over. */
-json_t *view_dice(app *a, const game_loaded *g, app_error *err);
+/* Dice record of the plies of one page (as view_moves): version, commitment, client seeds, rolls, the seed once the game is over. */
+json_t *view_dice(app *a, const game_loaded *g, int from, int limit, app_error *err);
 
 #endif

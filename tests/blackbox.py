@@ -280,6 +280,16 @@ class Daemon:
     def move(self, gid, token, move, ply):
         return self.post(f"/api/games/{gid}/moves", {"move": move, "ply": ply}, token=token)
 
+    def all_moves(self, gid, token=None):
+        """Every move of a game, oldest first: GET /api/games/{id}/moves answers a page at a time."""
+        moves, start = [], 0
+        while start is not None:
+            r = self.get(f"/api/games/{gid}/moves?from={start}&limit={LIMITS['LIMIT_MOVES_PAGE_MAX']}", token=token)
+            assert r.status == 200, r
+            moves += r.json()["moves"]
+            start = r.json()["next"]
+        return moves
+
     def play(self, gid, tokens, moves, first_ply=0):
         seats = ("South", "North")
         for i, m in enumerate(moves):
@@ -725,7 +735,7 @@ class ApiTests(DaemonCase):
                 self.assertIn(part.lower(), err["message"].lower(), err)
         g = self.d.game(gid)
         self.assertEqual((g["ply"], g["position"]["board"]), (0, START_BOARD))
-        self.assertEqual(self.d.get(f"/api/games/{gid}/moves").json(), {"moves": []})
+        self.assertEqual(self.d.get(f"/api/games/{gid}/moves").json()["moves"], [])
 
     def test_unauthorized(self):
         gid, tokens, _ = self.d.create_game()

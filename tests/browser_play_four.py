@@ -46,6 +46,7 @@ import traceback
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import blackbox  # noqa: E402  (the limits of service/limits.h)
 import cdp  # noqa: E402
 import civil_war_game as cw  # noqa: E402  (the King hunt's geometry and the echo's form)
 import four_players as ca  # noqa: E402  (the scripted game, its seats and squares)
@@ -56,6 +57,7 @@ CW_SEED = 20240611       # the Civil War moves' random choices (the dice are the
 CW_MAX_PLIES = 220       # the hunt must take West's King before this
 PATIENCE = 60            # plies the hunters wait for West's King to reach the Capital
 CAPITAL = "h8"
+RECENT = blackbox.LIMITS["LIMIT_PAGE_RECENT_MOVES"]   # the latest moves a game page lists
 CW_SEATS = cw.SEATS      # South, West, North, East: the turn order
 CA_MOVE = re.compile(r"^[KQRBN]?(?P<fr>[a-j]\d{1,2})[-x](?P<to>[a-j]\d{1,2})(?:=(?P<promo>[QRBN]))?$")
 CA_MID = 20              # the ply of the mid-game screenshot (North has just castled)
@@ -368,7 +370,7 @@ class PlayFourTest(cdp.BrowserTestCase):
         game.history.append((seat, move))
         game.last_places = entry["places"]
         hist = tab.js(HISTORY_JS)
-        self.assertEqual([(h["who"], h["move"]) for h in hist], game.history, what)
+        self.assertEqual([(h["who"], h["move"]) for h in hist], game.history[-RECENT:], what)
         return hist[-1]
 
     def click_places(self, game, tab, legal, entry, choices, what):
@@ -446,7 +448,7 @@ class PlayFourTest(cdp.BrowserTestCase):
             self.assertIsNone(st["turn"], s)
             self.assertFalse(st["move_form"], s)
             self.assertFalse(st["can_resign"], s)
-            self.assertEqual([m for _s, m in game.history], st["history"], s)
+            self.assertEqual([m for _s, m in game.history[-RECENT:]], st["history"], s)
             texts[s] = (st["result"], game.tabs[s].js("(document.querySelector('p.places') || {}).textContent"))
             self.assertEqual(game.tabs[s].js("[...document.querySelectorAll('#actions button, #choices button')].length"), 0)
         self.assertEqual(len(set(texts.values())), 1, texts)

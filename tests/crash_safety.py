@@ -73,7 +73,7 @@ class CrashSafetyTests(unittest.TestCase):
             self.check_database(d.db, acked)
             d.start()                      # the same database, as after a crash
             for gid, _ in games:
-                stored = {m["ply"]: m["move"] for m in d.get(f"/api/games/{gid}/moves").json()["moves"]}
+                stored = {m["ply"]: m["move"] for m in d.all_moves(gid)}
                 for ply, move in acked[gid].items():
                     self.assertEqual(stored.get(ply), move, f"round {rnd_no}: game {gid} lost ply {ply}")
             total = sum(len(a) for a in acked.values())

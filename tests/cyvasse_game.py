@@ -167,15 +167,17 @@ class SecrecyTests(CyvasseCase):
             gb["position"], ga["position"] = dict(gb["position"]), dict(ga["position"])
             gb["position"].pop("notation"), ga["position"].pop("notation")
             self.assertEqual(ga, gb, f"{where}: GET /api/games changed beyond the ply")
-            self.assertEqual(b["moves"], {"moves": []})
+            self.assertEqual(b["moves"]["moves"], [])
+            # The page's fields say the ply count, public in the game view as well.
+            self.assertEqual({k: a["moves"][k] for k in ("plies", "next")}, {"plies": 1, "next": None}, where)
             entry = dict(a["moves"]["moves"][0])
             self.assertRegex(entry.pop("at"), r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
-            self.assertEqual(a["moves"], {"moves": [dict(entry, at=a["moves"]["moves"][0]["at"])]})
+            self.assertEqual(a["moves"]["moves"], [dict(entry, at=a["moves"]["moves"][0]["at"])])
             # A hidden move names no squares either ("places", which the page marks as the last move's).
             self.assertEqual(entry, {"ply": 0, "seat": "White", "move": HIDDEN, "note": "",
                                      "dice": [], "hidden": True, "places": []}, where)
             self.assertFalse(any(s["last"] for s in a["drawn"].squares.values()), where)
-            self.assertEqual(a["dice"], b["dice"], f"{where}: the dice record changed")
+            self.assertEqual(dict(a["dice"], plies=0), b["dice"], f"{where}: the dice record changed beyond the ply")
             self.assertEqual(a["board"], b["board"], f"{where}: the page's board changed")
             self.assertEmptyBoard(a, where)
             self.assertIn(HIDDEN, a["page"])
@@ -184,7 +186,7 @@ class SecrecyTests(CyvasseCase):
             # the state that live updates compare) may differ.
             self.assertIn('data-state="1|running||"', a["page"], where)
             strip = lambda h: re.sub(r'name="ply" value="\d+"|(?<=data-state=")\d+', "", re.sub(
-                r'<ol class="moves">.*?</ol>|<p class="muted">No moves yet\.</p>|<p class="last">.*?</p>', "", h, flags=re.S))
+                r'<ol class="moves"[^>]*>.*?</ol>\s*<p class="record"><a href="/games/\w+/moves">The full record</a></p>|<p class="muted">No moves yet\.</p>|<p class="last">.*?</p>', "", h, flags=re.S))
             self.assertEqual(strip(a["page"]).replace(b["board"], ""),
                              strip(b["page"]).replace(b["board"], ""), f"{where}: the page changed")
         self.assertEqual(errors_after, errors_before, "Black's error messages depend on White's setup")

@@ -199,7 +199,7 @@ class DiskFailureTests(unittest.TestCase):
     def assert_at_acked_ply(self, g):
         pub = self.d.game(g.gid)
         self.assertEqual(pub["ply"], len(g.acked), f"game {g.gid}")
-        moves = self.d.get(f"/api/games/{g.gid}/moves").json()["moves"]
+        moves = self.d.all_moves(g.gid)
         self.assertEqual([m["move"] for m in moves], g.acked, f"game {g.gid}: the move list")
 
     # ---- under the fault ----
@@ -247,7 +247,7 @@ class DiskFailureTests(unittest.TestCase):
                 fields = blackbox.hidden_fields(page.text, f"/games/{g.gid}/move")
                 r = self.d.post_form(f"/games/{g.gid}/move", {**fields, "move": move})
                 if before == 0 and r.status == 303:
-                    g.acked.append(self.d.get(f"/api/games/{g.gid}/moves").json()["moves"][-1]["move"])
+                    g.acked.append(self.d.all_moves(g.gid)[-1]["move"])
                     self.stats["moves_acked"] += 1
                     pending.pop(g, None)
                     continue

@@ -15,9 +15,10 @@ It saves each page on the way to a temporary directory:
   the "created" page after POST /games from the home form, for each variant;
   each game's page for the public and for every seat (seat link from the create
   answer: /games/{id}?seat=TOKEN) at the start, after the moves, with a draw
-  offer pending, with a refused move, and once the game is over;
+  offer pending, with a refused move, and once the game is over; a page of its
+  record of moves (/games/{id}/moves);
   /me, its "link sent" and error forms, the sign-in page /me/{token} from the
-  mail, and the list of games it opens; error pages (404, 401, 403).
+  mail, and the list of games it opens; error pages (400, 404, 401, 403).
 
 Then it runs html-validate (npm, pinned by tests/html/package-lock.json,
 installed by scripts/deps.sh test) over all of them with tests/html/.htmlvalidate.json
@@ -252,6 +253,7 @@ class HtmlValidTests(blackbox.DaemonCase):
             self.assertNotEqual(d.game(gid)["status"], "running", "resigning did not end the game")
             self.get_page(f"{title} game over, public", f"/games/{gid}")
             self.get_page(f"{title} game over, {seats[0]}'s seat", links[seats[0]][1])
+            self.get_page(f"{title} record of moves, a middle page", f"/games/{gid}/moves?from=1&limit=1")
 
         # The one invitation the address got (Rookery mails it nothing else until its owner acts):
         # the seat page its link opens offers "Send me mail about this game"; the owner presses it.
@@ -279,6 +281,7 @@ class HtmlValidTests(blackbox.DaemonCase):
         # Error pages.
         self.get_page("error: no such game (404)", "/games/nosuchgame12", 404)
         self.get_page("error: no such rules (404)", "/rules/no-such-game", 404)
+        self.get_page("error: a bad page of moves (400)", f"/games/{gid}/moves?from=-1", 400)
         self.get_page("error: no such sign-in link (404)", "/me/" + "A" * 32, 404)
         self.get_page("error: a wrong seat link (401)", f"/games/{gid}?seat={'A' * 32}", 401)
 

@@ -179,7 +179,7 @@ static void game_round_trip(void **state)
 
 	db_move *list;
 	size_t n;
-	assert_int_equal(db_moves_list(d, "game1", &list, &n, &e), 0);
+	assert_int_equal(db_moves_range(d, "game1", 0, 10, &list, &n, &e), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(list[0].move, "S 7 1 6 1");
 	assert_string_equal(list[0].position_after, "pos1");
@@ -204,6 +204,67 @@ static void game_round_trip(void **state)
 	db_actions_free(acts, n);
 
 	assert_int_equal(db_game_load(d, "nope", &back, &e), DB_E_NOTFOUND);
+	db_close(d);
+}
+
+/* Append moves of plies [from, to) to game id, each named "<id> <ply>". */
+static void append_moves(db *d, const char *id, int from, int to)
+{
+	db_error e;
+	char text[32];
+
+	assert_int_equal(db_begin(d, &e), 0);
+	for (int ply = from; ply < to; ply++) {
+		snprintf(text, sizeof text, "%s %d", id, ply);
+		db_move m = {ply, ply % 2, text, "", "api", "2026-11-22T00:00:01Z", "[]", text, 0, "[]"};
+		assert_int_equal(db_move_append(d, id, &m, &e), 0);
+	}
+	assert_int_equal(db_commit(d, &e), 0);
+}
+
+/* A page of moves: the plies asked for, in order, of that game only, and nothing past the end. */
+static void moves_range(void **state)
+{
+	db *d;
+	db_error e;
+	db_game g;
+	unsigned char hashes[2][DB_HASH_BYTES];
+	db_move *list;
+	size_t n;
+	char want[32];
+	static const struct { int from, limit, n; } pages[] = {
+		{0, 10, 10}, {10, 10, 10}, {20, 10, 5}, {24, 1, 1}, {25, 10, 0}, {1000, 10, 0},
+		{0, 500, 25}, {3, 0, 0}, {0, -1, 0},
+	};
+	(void)state;
+
+	assert_int_equal(db_open(path, &d, &e), 0);
+	for (int k = 0; k < 2; k++) {
+		sample_game(&g, k ? "game2" : "game1");
+		memset(hashes, k + 1, sizeof hashes);
+		hashes[1][0] = 0x80;
+		assert_int_equal(db_begin(d, &e), 0);
+		assert_int_equal(db_game_insert(d, &g, (const unsigned char (*)[DB_HASH_BYTES])hashes, &e), 0);
+		assert_int_equal(db_commit(d, &e), 0);
+	}
+	/* Interleaved, so that the other game's moves sit between this one's in insertion order. */
+	append_moves(d, "game1", 0, 12);
+	append_moves(d, "game2", 0, 40);
+	append_moves(d, "game1", 12, 25);
+	for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
+		assert_int_equal(db_moves_range(d, "game1", pages[i].from, pages[i].limit, &list, &n, &e), 0);
+		assert_int_equal(n, pages[i].n);
+		for (size_t k = 0; k < n; k++) {
+			snprintf(want, sizeof want, "game1 %d", pages[i].from + (int)k);
+			assert_int_equal(list[k].ply, pages[i].from + (int)k);
+			assert_string_equal(list[k].move, want);
+			assert_string_equal(list[k].position_after, want);
+		}
+		db_moves_free(list, n);
+	}
+	assert_int_equal(db_moves_range(d, "nosuchgame", 0, 10, &list, &n, &e), 0);
+	assert_int_equal(n, 0);
+	db_moves_free(list, n);
 	db_close(d);
 }
 
@@ -545,6 +606,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(migrates_and_sets_wal, setup, teardown),
 		cmocka_unit_test_setup_teardown(refuses_newer_database, setup, teardown),
 		cmocka_unit_test_setup_teardown(game_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(moves_range, setup, teardown),
 		cmocka_unit_test_setup_teardown(rollback_leaves_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(settings, setup, teardown),
 		cmocka_unit_test_setup_teardown(backup_is_private_and_touches_only_its_own, setup, teardown),
