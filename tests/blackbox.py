@@ -290,6 +290,20 @@ class Daemon:
             start = r.json()["next"]
         return moves
 
+    def dice_record(self, gid):
+        """The whole dice record of a game: GET /api/games/{id}/dice answers a page at a time."""
+        rec, start = None, 0
+        while start is not None:
+            r = self.get(f"/api/games/{gid}/dice?from={start}&limit={LIMITS['LIMIT_MOVES_PAGE_MAX']}")
+            assert r.status == 200, r
+            page = r.json()
+            if rec is None:
+                rec = page
+            else:
+                rec["rolls"] += page["rolls"]
+            start = page["next"]
+        return rec
+
     def play(self, gid, tokens, moves, first_ply=0):
         seats = ("South", "North")
         for i, m in enumerate(moves):
@@ -355,10 +369,11 @@ class Daemon:
                 "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
             for t in tables:
                 out[t] = sorted(conn.execute(f'SELECT * FROM "{t}"').fetchall(), key=repr)
-            # The delivery worker moves queued mails along on its own; what was queued is what counts.
+            # The delivery worker moves queued mails along on its own, and wipes their text once
+            # sent; what was queued, and to whom, is what counts.
             if "outbox" in tables:
                 out["outbox"] = sorted(conn.execute(
-                    "SELECT id, game_id, kind, recipient, message FROM outbox").fetchall(), key=repr)
+                    "SELECT id, game_id, kind, recipient FROM outbox").fetchall(), key=repr)
             return out
         finally:
             conn.close()

@@ -206,7 +206,7 @@ class CivilWarPlay:
     def play_for_rolls(self, gid, tokens, rnd, rolls):
         """Play, preferring attacks that need a roll, until the game has rolled `rolls` dice in all."""
         for _ in range(MAX_PLIES):
-            rec = self.d.get(f"/api/games/{gid}/dice").json()
+            rec = self.d.dice_record(gid)
             g = self.d.game(gid)
             if len(rec["rolls"]) >= rolls or g["status"] != "running":
                 return rec["rolls"]
@@ -378,7 +378,7 @@ class CivilWarGame(CivilWarPlay, blackbox.DaemonCase):
         self.send(gid, tokens["South"], "Pa4-a5", 0)
         r = self.d.move(gid, tokens["North"], "ally South", 0)
         self.assertEqual(r.status, 201, r)
-        moves = self.d.get(f"/api/games/{gid}/moves").json()["moves"]
+        moves = self.d.all_moves(gid)
         self.assertEqual(len([m for m in moves if m["move"] == "ally South"]), 1, moves)
 
     def test_notes_after_resignation(self):
@@ -484,7 +484,7 @@ class CivilWarGame(CivilWarPlay, blackbox.DaemonCase):
         rolls = self.play_for_rolls(gid, tokens, rnd, 8)
         self.assertGreaterEqual(len(rolls), 8)
         self.resign_to_end(gid, tokens, rnd)
-        rec = self.d.get(f"/api/games/{gid}/dice").json()
+        rec = self.d.dice_record(gid)
         self.assertEqual(rec["version"], 2)
         self.assertEqual(rec["client_seeds"], [{"seat": s, "client_seed": seeds[s]} for s in SEATS])
         self.assertEqual(bytes.fromhex(rec["seed"]), server_seed)
@@ -576,11 +576,11 @@ class CivilWarGame(CivilWarPlay, blackbox.DaemonCase):
                          f"after {plies} plies: {seen}")
 
         # The dice of every move, in the moves list and in the dice record.
-        moves = self.d.get(f"/api/games/{gid}/moves").json()["moves"]
+        moves = self.d.all_moves(gid)
         by_ply = {mv["ply"]: mv for mv in moves}
         for ply, dice in dice_seen.items():
             self.assertEqual(by_ply[ply]["dice"], dice, ply)
-        rec = self.d.get(f"/api/games/{gid}/dice").json()
+        rec = self.d.dice_record(gid)
         self.assertEqual(rec["status"], "running")
         self.assertIsNone(rec["seed"])
         rolled_plies = {p for p, d in dice_seen.items() if d}
@@ -600,7 +600,7 @@ class CivilWarGame(CivilWarPlay, blackbox.DaemonCase):
         ranks = dict(zip(SEATS, g["result"]["ranks"]))
         for seat in resigned:
             self.assertEqual(ranks[seat], max(ranks.values()), g["result"])
-        rec = self.d.get(f"/api/games/{gid}/dice").json()
+        rec = self.d.dice_record(gid)
         self.assertIsNotNone(rec["seed"])
         p = self.verify_dice(rec)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
@@ -877,7 +877,7 @@ class LegacyDice(CivilWarPlay, blackbox.DaemonCase):
         self.assertNotIn('id="seed-form"', self.d.get(f"/games/{gid}?seat={tokens['South']}").text)
         self.play_for_rolls(gid, tokens, rnd, 4)
         self.resign_to_end(gid, tokens, rnd)
-        rec = self.d.get(f"/api/games/{gid}/dice").json()
+        rec = self.d.dice_record(gid)
         self.assertEqual(rec["version"], 1)
         self.assertIn("rookery-dice/v1|", rec["algorithm"])
         p = self.verify_dice(rec)

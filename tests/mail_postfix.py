@@ -482,7 +482,8 @@ class MailCase(unittest.TestCase):
         # Each seat's invitation carries its first reply address, to move or not.
         self.assertEqual(ann.token, (gid, 0, 1), ann)
         self.assertEqual(ben.token, (gid, 1, 1), ben)
-        self.assertIn("Once you answer, you will get a mail whenever it is your move.", ben.text)
+        # (Only an address that has not asked for mail is told it will hear nothing until it does.)
+        self.assertRegex(ben.text, r"(Once you answer, y|Y)ou will get a mail whenever it is your move\.")
         # Ben asks for mail through the seat link of his invitation (its own, not the creator's
         # token of the seat); Ann's reply by mail will count as her asking. Consent is the
         # address's: once he has asked (in an earlier game of this class), the page asks no more.
