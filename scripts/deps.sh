@@ -6,7 +6,7 @@
 set -eu
 
 build="gcc pkg-config meson ninja-build python3 libsqlite3-dev libmicrohttpd-dev libjansson-dev libsodium-dev libgmime-3.0-dev libcurl4-openssl-dev"
-test="libcmocka-dev chromium curl python3-aiosmtpd postfix swaks"
+test="libcmocka-dev chromium curl python3-aiosmtpd postfix swaks faketime"
 
 want=$build
 if [ "${1:-build}" = test ]; then

@@ -374,12 +374,7 @@ static int cmd_serve(int argc, char **argv)
 	if (app_load_keys(&a))
 		goto out;
 	a.outbox = outbox_start(&a, (int)retry);
-	if (!(sweep = sweeper_start(&a)))
-		goto out;
-	sock_path = mail_socket_path(dbpath);
-	control_path = control_socket_path(dbpath);
-	if (!a.outbox || !(msock = mail_socket_start(&a, sock_path, mail_group)) ||
-	    !(csock = control_socket_start(&a, control_path)))
+	if (!a.outbox)
 		goto out;
 	srv = http_start(&a, address, port);
 	if (!srv)
@@ -395,6 +390,12 @@ static int cmd_serve(int argc, char **argv)
 		a.base_url = xasprintf(strchr(address, ':') ? "http://[%s]:%u" : "http://%s:%u", address, port);
 	}
 	mc.link_base = a.base_url;
+	/* Mail in and the sweeper's mails out need the public address for their links. */
+	sock_path = mail_socket_path(dbpath);
+	control_path = control_socket_path(dbpath);
+	if (!(sweep = sweeper_start(&a)) || !(msock = mail_socket_start(&a, sock_path, mail_group)) ||
+	    !(csock = control_socket_start(&a, control_path)))
+		goto out;
 	log_event("rookery %s serving %s on %s port %u (database %s)", ROOKERY_VERSION, a.base_url,
 		  address, port, dbpath);
 	log_event("mail: replies to play+...@%s, incoming through %s, outgoing %s %s", mc.reply_domain,

@@ -8,7 +8,7 @@ typedef struct sweeper sweeper;
 
 /*
  * Run every job once now, in the caller's thread (so that what expired while the daemon was
- * down is gone before it serves), then start the thread that runs them again every
+ * down is gone at once; expired links are refused anyway), then start the thread that runs them again every
  * LIMIT_SWEEP_INTERVAL_S. Each job runs under a->lock, as every user of the database does.
  * Returns NULL when the thread cannot be started.
  */

@@ -116,6 +116,7 @@ class Daemon:
         self.db = db or os.path.join(self.workdir, "rookery.db")
         self.extra = list(extra)
         self.secrets = set()      # seat tokens that must never reach the log
+        self.extra_env = {}       # variables set for the daemon only
         self.proc = None
         self.port = None
         self.base = None
@@ -127,7 +128,8 @@ class Daemon:
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.proc = subprocess.Popen(
                 [ROOKERY, "serve", "--port", "0", "--address", "127.0.0.1", "--db", self.db] + self.extra,
-                stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=self.workdir)
+                stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=self.workdir,
+                env={**os.environ, **self.extra_env})
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             text = self.read_stdout()

@@ -38,6 +38,20 @@ BEN = ("Ben", "ben@players.test")        # North
 SHUFFLE = ["N 9 2 8 4", "n 1 2 2 4", "N 8 4 9 2", "n 2 4 1 2"]
 
 
+FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
+
+
+def faketime_env(offset):
+    """The environment that runs the daemon with its clock moved by offset ("+1d")."""
+    return {
+        "LD_PRELOAD": FAKETIME_LIB,
+        "FAKETIME": offset,
+        "FAKETIME_NO_CACHE": "1",
+        # The sanitizer runtime must come first among the libraries; libfaketime is preloaded before it.
+        "ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0",
+    }
+
+
 class Mailbox:
     """The daemon's maildir, read as each address's inbox."""
 
@@ -318,6 +332,18 @@ class DailyCapTests(TrustCase):
         held = self.d.snapshot()["held_mails"]
         self.assertEqual(len(held), plies // 2 + 1 - cap, held)
         self.assertTrue(all(h[1] == gid and h[2] == "your_turn" for h in held), held)
+        # The next day (the clock moved by libfaketime), the first sweep sends one summary.
+        self.d.stop()
+        self.d.extra_env = faketime_env("+1d")
+        self.d.start()
+        got = self.box.wait_count(ANN[1], cap + 1)
+        self.assertEqual(len(got), cap + 1)
+        summary = text_of(got[-1])
+        self.assertIn(f"held back {len(held)} mails about your games", summary)
+        self.assertIn(f"{gid}: {len(held)} mails", summary)
+        self.assertIn(f"{self.d.base}/me", summary)
+        self.assertEqual(got[-1]["List-Unsubscribe-Post"], "List-Unsubscribe=One-Click")
+        self.assertEqual(self.d.snapshot()["held_mails"], [])
 
 
 def main():
