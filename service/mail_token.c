@@ -119,7 +119,9 @@ int mail_stop_token_check(const unsigned char key[32], const char *token, long l
 	char want[MAC_CHARS + 1];
 	size_t digits = strspn(token, "0123456789");
 
-	if (digits == 0 || digits > 15 || token[digits] != '-' || strlen(token + digits + 1) != MAC_CHARS)
+	/* One spelling per address: no leading zeros. */
+	if (digits == 0 || digits > 15 || (digits > 1 && token[0] == '0') || token[digits] != '-' ||
+	    strlen(token + digits + 1) != MAC_CHARS)
 		return -1;
 	*address_id = atoll(token);
 	stop_mac(key, *address_id, want);

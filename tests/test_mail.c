@@ -67,6 +67,31 @@ static void token_tampering(void **state)
 		assert_int_equal(mail_token_check(key, bad[i], game, sizeof game, &seat, &ply), -1);
 }
 
+/* Unsubscribe links: one spelling per address, made only with the key. */
+static void stop_tokens(void **state)
+{
+	char token[MAIL_TOKEN_TEXT], forged[MAIL_TOKEN_TEXT];
+	unsigned char other[32] = {9};
+	long long id = 0;
+	(void)state;
+
+	mail_stop_token_make(key, 42, token);
+	assert_int_equal(strncmp(token, "42-", 3), 0);
+	assert_int_equal(strlen(token), 3 + 16);
+	assert_int_equal(mail_stop_token_check(key, token, &id), 0);
+	assert_int_equal(id, 42);
+	assert_int_equal(mail_stop_token_check(other, token, &id), -1);
+	/* The same mac on another address, or with the number spelt otherwise. */
+	snprintf(forged, sizeof forged, "43%s", token + 2);
+	assert_int_equal(mail_stop_token_check(key, forged, &id), -1);
+	snprintf(forged, sizeof forged, "042%s", token + 2);
+	assert_int_equal(mail_stop_token_check(key, forged, &id), -1);
+	const char *bad[] = {"", "-", "42", "42-", "x-aaaaaaaaaaaaaaaa", "42-aaaaaaaaaaaaaaa",
+			     "42-aaaaaaaaaaaaaaaaa", "1234567890123456-aaaaaaaaaaaaaaaa"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		assert_int_equal(mail_stop_token_check(key, bad[i], &id), -1);
+}
+
 static void reply_addresses(void **state)
 {
 	char token[MAIL_TOKEN_TEXT];
@@ -246,6 +271,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(token_round_trip),
 		cmocka_unit_test(token_tampering),
+		cmocka_unit_test(stop_tokens),
 		cmocka_unit_test(reply_addresses),
 		cmocka_unit_test(compose_then_parse),
 		cmocka_unit_test(html_links_only_our_own),

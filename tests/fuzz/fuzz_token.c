@@ -1,4 +1,4 @@
-/* fuzz_token.c - reply-address tokens (mail_token.c) and seat tokens (token.c). */
+/* fuzz_token.c - reply-address and unsubscribe tokens (mail_token.c) and seat tokens (token.c). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +37,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)mail_token_check(key, out, game, sizeof game, &seat, &ply);
 	}
 	(void)token_well_formed(text);
+
+	/* An unsubscribe token: only one made with the key checks, and it names its address. */
+	long long id;
+	if (mail_stop_token_check(key, text, &id) == 0) {
+		mail_stop_token_make(key, id, tok);
+		if (strcmp(tok, text) != 0)
+			abort();
+	}
+	mail_stop_token_make(key, (long long)size * 7919, tok);
+	if (mail_stop_token_check(key, tok, &id) != 0 || id != (long long)size * 7919)
+		abort();
 
 	/* A token made for a plausible game id (the input, if it is one) checks back. */
 	size_t n = strspn(text, "abcdefghijklmnopqrstuvwxyz0123456789");
