@@ -70,7 +70,7 @@ static void token_tampering(void **state)
 /* Unsubscribe links: one spelling per address, made only with the key. */
 static void stop_tokens(void **state)
 {
-	char token[MAIL_TOKEN_TEXT], forged[MAIL_TOKEN_TEXT];
+	char token[MAIL_TOKEN_TEXT], forged[MAIL_TOKEN_TEXT + 8];
 	unsigned char other[32] = {9};
 	long long id = 0;
 	(void)state;
