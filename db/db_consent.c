@@ -50,15 +50,20 @@ int db_address_get(db *d, const char *email, db_address *out, db_error *err)
 	return r;
 }
 
-int db_address_find(db *d, const char *email, db_address *out, db_error *err)
+/* One address by email (id 0) or by id: the two ways its row is looked up without creating it. */
+static int address_lookup(db *d, const char *email, long long id, db_address *out, db_error *err)
 {
 	sqlite3_stmt *st;
-	int r = dbi_prepare(d, "SELECT " ADDRESS_COLUMNS " FROM addresses WHERE email = ?1", &st, err);
+	int r = dbi_prepare(d, email ? "SELECT " ADDRESS_COLUMNS " FROM addresses WHERE email = ?1" :
+			    "SELECT " ADDRESS_COLUMNS " FROM addresses WHERE id = ?1", &st, err);
 
 	memset(out, 0, sizeof *out);
 	if (r)
 		return r;
-	dbi_bind_text(st, 1, email);
+	if (email)
+		dbi_bind_text(st, 1, email);
+	else
+		sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		read_address(st, out);
 	else
@@ -67,21 +72,14 @@ int db_address_find(db *d, const char *email, db_address *out, db_error *err)
 	return r;
 }
 
+int db_address_find(db *d, const char *email, db_address *out, db_error *err)
+{
+	return address_lookup(d, email, 0, out, err);
+}
+
 int db_address_by_id(db *d, long long id, db_address *out, db_error *err)
 {
-	sqlite3_stmt *st;
-	int r = dbi_prepare(d, "SELECT " ADDRESS_COLUMNS " FROM addresses WHERE id = ?1", &st, err);
-
-	memset(out, 0, sizeof *out);
-	if (r)
-		return r;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		read_address(st, out);
-	else
-		r = dbi_fail(err, DB_E_NOTFOUND, "no such address");
-	dbi_finish(d, st);
-	return r;
+	return address_lookup(d, NULL, id, out, err);
 }
 
 int db_address_save(db *d, const db_address *a, db_error *err)

@@ -51,6 +51,17 @@ out:
 	return r;
 }
 
+int consent_confirm_seat(app *a, const char *game_id, int seat, db_error *err)
+{
+	db_game *g = NULL;
+	int r = db_game_load(a->db, game_id, &g, err);
+
+	if (!r && g->seats[seat].email)
+		r = consent_confirm(a, g->seats[seat].email, err);
+	db_game_free(g);
+	return r;
+}
+
 int consent_confirm(app *a, const char *email, db_error *err)
 {
 	db_address ad;
@@ -89,16 +100,13 @@ int consent_token_mailed(app *a, const char *token, const char *game_id, int sea
 int consent_token_acted(app *a, const char *token)
 {
 	db_error de;
-	db_game *g = NULL;
 	char *game;
 	int seat, r;
 
 	if (!a->mail || mailed_seat(a, token, &game, &seat))
 		return 0;
 	if ((r = db_begin(a->db, &de)) == 0) {
-		r = db_game_load(a->db, game, &g, &de);
-		if (!r && g->seats[seat].email)
-			r = consent_confirm(a, g->seats[seat].email, &de);
+		r = consent_confirm_seat(a, game, seat, &de);
 		if (!r)
 			r = db_commit(a->db, &de);
 		if (r)
@@ -106,7 +114,6 @@ int consent_token_acted(app *a, const char *token)
 	}
 	if (r)
 		log_event("game %s: cannot record that a player acted by mail: %s", game, de.message);
-	db_game_free(g);
 	free(game);
 	return 1;
 }

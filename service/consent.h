@@ -27,6 +27,9 @@ int consent_gate(app *a, const char *email, const char *kind, const char *game_i
 /* The owner of email has acted: mail about their games may follow. Inside a transaction. */
 int consent_confirm(app *a, const char *email, db_error *err);
 
+/* The same for the address of a game's seat, if it has one. */
+int consent_confirm_seat(app *a, const char *game_id, int seat, db_error *err);
+
 /*
  * After a POST made with a seat token: when the token is a seat link that
  * was mailed (an invitation's, a "your move" mail's or a signed-in list's),

@@ -133,7 +133,6 @@ static int act(app *a, const char *game, int seat, int ply, const char *line, ap
 static int check_reply(app *a, const char *game, int seat, int serial, int *ply)
 {
 	db_reply rp;
-	db_game *g = NULL;
 	db_error de;
 	int r;
 
@@ -152,14 +151,11 @@ static int check_reply(app *a, const char *game, int seat, int serial, int *ply)
 	if (!r)
 		r = db_reply_use(a->db, game, seat, serial, 1, &de);
 	if (!r)
-		r = db_game_load(a->db, game, &g, &de);
-	if (!r && g->seats[seat].email)
-		r = consent_confirm(a, g->seats[seat].email, &de);
+		r = consent_confirm_seat(a, game, seat, &de);
 	if (!r)
 		r = db_commit(a->db, &de);
 	if (r)
 		db_rollback(a->db);
-	db_game_free(g);
 	return r ? -1 : 0;
 }
 
