@@ -4,15 +4,19 @@
 usage: python3 tests/secrets_scan.py PATH-TO-ROOKERY [unittest options, e.g. -v or a test name]
 
 The scan plays games with email addresses against the real daemon and a real SMTP server (the
-helpers of mail_smtp.py): moves through the API and by mail, draw offers, a resignation, a
-sign-in through /me used once. It collects every token the test is ever given: in each HTTP
-answer (seat links, the creator's seat tokens, sign-in links, any other 32-character token) and
-in each mail (seat links, /me links, reply addresses play+...@...). Once the outbox is drained
-and the daemon has stopped cleanly, it searches every file the daemon left (the database and any
--wal or -shm, the maildir, its log), a dump of every table and the outbox's mails decoded, for
-each token (and any 16 characters of one, which a quoted-printable line break cannot split). A
-seat or sign-in token found there must no longer work (asked of the server); a reply address or
-any other token must not be found at all.
+helpers of mail_smtp.py): the players ask for mail through their invitations' seat links (until
+an address's owner acts, Rookery sends it the invitation only; one address never acts), moves
+through the API and by mail, draw offers, a resignation, a sign-in through /me used once, an
+unsubscribe page opened. It collects every token the test is ever given: in each HTTP answer
+(seat links, the creator's seat tokens, sign-in links, form tokens, the form cookie, any other
+32-character token) and in each mail (seat links, /me links, reply addresses play+...@...,
+unsubscribe links /mail/stop/...). Once the outbox is drained and the daemon has stopped cleanly,
+it searches every file the daemon left (the database and any -wal or -shm, the maildir, its
+log), a dump of every table, the outbox's mails decoded and the log of `rookery mail-in`, for
+each token (and any half of one, which a quoted-printable line break cannot split). Nothing
+the test was given may be in a log. At rest, a seat or sign-in token must no longer work (asked
+of the server); an unsubscribe link works for ever, so it must not be there at all (it is in the
+delivered mails only, which are at the SMTP server); nor may a reply address or any other token.
 
 The sign-in and sweep tests move expires_at in the database while the daemon is stopped (the
 daemon has no hook for tests) and read it only through read-only connections while it runs.
@@ -34,18 +38,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import blackbox  # noqa: E402
 import mail_smtp  # noqa: E402  (the SMTP server, the mail test base class, replies)
-from mail_smtp import BEN, DOMAIN, OPENING, POLICY, ZOE, MailCase, make_reply, wait_for  # noqa: E402
+from mail_smtp import BEN, OPENING, POLICY, STOP_URL_RE, ZOE, MailCase, make_reply, wait_for  # noqa: E402
 
 SWEEP_S = blackbox.LIMITS["LIMIT_SWEEP_INTERVAL_S"]
 SIGNIN_TTL_S = blackbox.LIMITS["LIMIT_SIGNIN_TTL_S"]
-CLEO = ("Cleo", "cleo@example.org")
+CLEO = ("Cleo", "cleo@example.org")   # never acts on her invitation
 
 TOKEN = r"[A-Za-z0-9_-]{32}"
 SEAT_URL_RE = re.compile(r"/games/([a-z0-9]+)\?seat=(" + TOKEN + r")(?![A-Za-z0-9_-])")
 SIGNIN_RE = re.compile(r"/me/(" + TOKEN + r")(?![A-Za-z0-9_-])")
 REPLY_RE = re.compile(r"play\+([a-z0-9]+-[0-9]+-[0-9]+-([a-z2-7]{16}))@")
+STOP_RE = re.compile(r"/mail/stop/([0-9]+-([a-z2-7]{16}))(?![a-z2-7])")
+FORM_RE = re.compile(r'name="csrf" value="([0-9a-f]{64})"')
 ANY_TOKEN_RE = re.compile(r"(?<![A-Za-z0-9_-])(" + TOKEN + r")(?![A-Za-z0-9_-])")
-WINDOW = 16   # any 16 characters of a 32-character token are found, whatever split the rest
+CREDENTIAL_PATH_RE = re.compile(r"(/me/|/mail/stop/)[^/]+")
 
 
 class Tokens:
@@ -66,6 +72,10 @@ class Tokens:
             self.add(t, "signin", None, source)
         for local, _ in REPLY_RE.findall(text):
             self.add(local, "reply", local.split("-")[0], source)
+        for t, _ in STOP_RE.findall(text):
+            self.add(t, "stop", None, source)
+        for t in FORM_RE.findall(text):
+            self.add(t, "form", None, source)
         for t in ANY_TOKEN_RE.findall(text):
             self.add(t, "other", None, source)
 
@@ -85,17 +95,27 @@ class Tokens:
 
         def harvesting(method, path, *a, **kw):
             r = request(method, path, *a, **kw)
-            self.harvest(r.text, f"{method} {path.split('?')[0]}")
+            # Where a token came from, told without the credentials of the path.
+            source = method + " " + CREDENTIAL_PATH_RE.sub(r"\1*", path.split("?")[0])
+            self.harvest(r.text, source)
             for k, v in r.headers.items():
-                self.harvest(f"{k}: {v}", f"{method} {path.split('?')[0]}")
+                self.harvest(f"{k}: {v}", source)
             return r
         d.request = harvesting
 
+    def kinds(self):
+        return [k for k, _, _ in self.found.values()]
+
     def needles(self, token, kind):
-        """What is searched for: the reply address's signature, or every WINDOW characters of a token."""
+        """What is searched for: every half of the secret part (a reply address's or an
+        unsubscribe link's signature, a whole token otherwise), since a quoted-printable soft line
+        break splits a line at most once within it."""
         if kind == "reply":
-            return {REPLY_RE.match(f"play+{token}@").group(2)}
-        return {token[i:i + WINDOW] for i in range(len(token) - WINDOW + 1)}
+            token = REPLY_RE.match(f"play+{token}@").group(2)
+        elif kind == "stop":
+            token = STOP_RE.match(f"/mail/stop/{token}").group(2)
+        n = len(token) // 2
+        return {token[i:i + n] for i in range(len(token) - n + 1)}
 
 
 def files_at_rest(top):
@@ -162,17 +182,34 @@ class SecretsCase(MailCase):
         d = self.daemon(smtp=smtp, db=db)
         self.tokens = Tokens()
         self.tokens.watch(d)
+        self.mail_in_log = []
         return smtp, d
 
+    def mail_in(self, d, data, recipient=None):
+        """rookery mail-in, its log kept: it is a log of Rookery like the daemon's."""
+        r = super().mail_in(d, data, recipient)
+        self.mail_in_log.append(r.err)
+        return r
+
+    def invitation(self, smtp, gid, address):
+        """The invitation to game gid that reached address."""
+        return wait_for(f"the invitation to {gid} for {address}", lambda: [
+            m for m in smtp.delivered() if m.rcpt_tos == [address]
+            and m.message_id.startswith(f"<{gid}.") and ".invite@" in m.message_id])[0]
+
+    def confirm(self, d, smtp, gid, seat, who):
+        """The owner of seat (name, address) opens the seat link of their invitation and asks for
+        mail: until then Rookery sends that address nothing after the invitation."""
+        self.ask_for_mail(d, gid, self.invitation(smtp, gid, who[1]), seat)
+
     def post_me(self, d, path, fields):
-        """A form of /me as a browser sends it: from its page, with its hidden fields."""
-        page = d.get("/me" if path == "/me" else path)
-        self.assertEqual(page.status, 200, page)
-        form = blackbox.hidden_fields(page.text, path) if f'action="{path}"' in page.text else {}
-        return d.post_form(path, {**form, **fields}, origin=d.base)
+        """A form of /me (the address) or /me/<token> (the confirm button) as a browser sends it:
+        from its page, with its form token, and for /me the form cookie."""
+        return d.post_page_form(path, fields, page=path, origin=d.base)
 
     def signin_link(self, d, smtp, address):
-        """Ask /me for a sign-in link for address; returns the /me/<token> path from the mail."""
+        """Ask /me for a sign-in link for address (whose owner has acted: others get no
+        sign-in mail); returns the /me/<token> path from the mail."""
         signin = lambda: [m for m in smtp.delivered()
                           if m.rcpt_tos == [address] and m.msg["Subject"] == "[Rookery] Your games"]
         before = len(signin())
@@ -190,12 +227,19 @@ class ScanTests(SecretsCase):
 
     def test_no_usable_token_at_rest_or_in_the_log(self):
         smtp, d = self.start()
-        # A game played through the API and by mail, with a draw offer, ended by a draw.
+        # A game played through the API and by mail, with a draw offer, ended by a draw. Both
+        # players ask for mail through their invitations.
         gid, tokens, created = self.new_game(d)
         primary = {t: gid for t in tokens.values()}
+        self.confirm(d, smtp, gid, "South", ZOE)
+        self.confirm(d, smtp, gid, "North", BEN)
         d.play(gid, tokens, OPENING[:3])
-        turn = [m for m in smtp.wait(5) if m.rcpt_tos == [BEN[1]]][-1]
-        self.assertIn(f"play+{gid}-1-3-", str(turn.msg["Reply-To"]))
+        turn = wait_for("Ben's turn after the third move", lambda: [
+            m for m in smtp.delivered() if m.rcpt_tos == [BEN[1]] and f"played {OPENING[2]}" in m.text()])[-1]
+        # Every mail to a seat has a reply address of its own; the latest one acts.
+        to_ben = [m for m in smtp.delivered() if m.rcpt_tos == [BEN[1]]]
+        self.assertEqual(turn, to_ben[-1])
+        self.reply_address(turn.msg, gid, "North", len(to_ben))
         self.mail_in_ok(d, make_reply(turn.msg, OPENING[3], BEN))
         self.assertEqual(d.game(gid)["ply"], 4)
         draw = lambda tok, action: d.post(f"/api/games/{gid}/draw", {"action": action}, token=tok)
@@ -204,12 +248,14 @@ class ScanTests(SecretsCase):
         self.assertEqual(draw(tokens["South"], "offer").status, 200)
         self.assertEqual(draw(tokens["North"], "accept").status, 200)
         self.assertEqual(d.game(gid)["status"], "over")
-        # A second game, resigned; a seat page opened with a seat link from a mail.
+        # A second game, resigned. Zoë has acted already; Cleo never does: her invitation is all
+        # she gets, and its seat link stays unused.
         gid2, tokens2, _ = self.new_game(d, south=ZOE, north=CLEO)
         primary.update({t: gid2 for t in tokens2.values()})
         d.play(gid2, tokens2, OPENING[:1])
         self.assertEqual(d.post(f"/api/games/{gid2}/resign", {}, token=tokens2["South"]).status, 200)
-        # "My games": a sign-in link, used once, and the fresh seat links it lists.
+        # "My games": a sign-in link, used once, and the fresh seat links it lists; a seat page
+        # opened with one of them.
         path = self.signin_link(d, smtp, ZOE[1])
         self.assertEqual(d.get(path).status, 200)
         listing = self.post_me(d, path, {})
@@ -217,16 +263,23 @@ class ScanTests(SecretsCase):
         fresh = SEAT_URL_RE.findall(listing.text)
         self.assertEqual(sorted(g for g, _ in fresh), sorted([gid, gid2]))
         self.assertEqual(d.get(f"/games/{fresh[0][0]}?seat={fresh[0][1]}").status, 200)
+        # An unsubscribe page opened (stopping nothing): its link is a credential of the address.
+        stop = STOP_URL_RE.match(str(turn.msg["List-Unsubscribe"])).group(1)
+        self.assertEqual(d.get(stop[len(d.base):]).status, 200)
 
         # Every mail out, and each reached the server once; then a clean stop.
         rows = self.settle(d, smtp)
         self.assertEqual({r["state"] for r in rows}, {"sent"}, rows)
+        self.assertEqual([m.message_id for m in smtp.delivered() if m.rcpt_tos == [CLEO[1]]],
+                         [self.invitation(smtp, gid2, CLEO[1]).message_id])
         for m in smtp.delivered():
             self.tokens.harvest_mail(m)
-        kinds = [k for k, _, _ in self.tokens.found.values()]
-        self.assertGreaterEqual(kinds.count("seat"), 8, self.tokens.found)
-        self.assertGreaterEqual(kinds.count("reply"), 3, self.tokens.found)
+        kinds = self.tokens.kinds()
+        self.assertGreaterEqual(kinds.count("seat"), 12, self.tokens.found)
+        self.assertGreaterEqual(kinds.count("reply"), 6, self.tokens.found)
         self.assertEqual(kinds.count("signin"), 1, self.tokens.found)
+        self.assertEqual(kinds.count("stop"), 3, self.tokens.found)     # one per address
+        self.assertGreaterEqual(kinds.count("form"), 3, self.tokens.found)
         for t in primary:
             self.assertEqual(self.tokens.found[t][0], "seat")
         d.secrets.update(t for t, (k, _, _) in self.tokens.found.items() if k == "seat")
@@ -236,8 +289,11 @@ class ScanTests(SecretsCase):
         # The scan.
         blobs = files_at_rest(self.tmp)
         blobs.update(dump(d.db))
+        blobs["mail-in log"] = "\n".join(self.mail_in_log).encode()
         self.assertIn("rookery.db", blobs)
-        self.assertTrue(any(n.startswith("stderr") for n in blobs), sorted(blobs))
+        logs = {n for n in blobs if n.startswith(("stderr", "stdout")) or n == "mail-in log"}
+        self.assertTrue(any(n.startswith("stderr") for n in logs), sorted(blobs))
+        self.assertIn("played " + OPENING[3], blobs["mail-in log"].decode())
         at_rest = {}
         for t, (kind, g, source) in self.tokens.found.items():
             where = sorted(n for n, blob in blobs.items()
@@ -253,7 +309,10 @@ class ScanTests(SecretsCase):
         d2 = None
         for t, where in sorted(at_rest.items()):
             kind, g, source = self.tokens.found[t]
-            if kind in ("seat", "signin"):
+            logged = [n for n in where if n in logs]
+            if logged:
+                problems.append(f"a {kind} token from {source} ({t[:6]}...) is in the log: {logged}")
+            elif kind in ("seat", "signin"):
                 if d2 is None:
                     d2 = self.daemon(smtp=smtp, db=d.db)
                     d2.secrets = d.secrets
@@ -262,8 +321,15 @@ class ScanTests(SecretsCase):
                     problems.append(f"a working {kind} token from {source} ({t[:6]}...) is in {where}")
             else:
                 problems.append(f"a {kind} token from {source} ({t[:6]}...) is in {where}")
+        if d2 is not None:
+            # Asking about them logs none of them either.
+            log = d2.stop()
+            problems += [f"the {kind} token {t[:6]}... asked about is in the log"
+                         for t, (kind, _, _) in self.tokens.found.items()
+                         if any(x in log for x in self.tokens.needles(t, kind))]
         if os.environ.get("SCAN_DEBUG"):
-            print({t[:6]: v for t, v in self.tokens.found.items()}, at_rest, file=sys.stderr)
+            print(*sorted(f"{k:6} {t[:6]}... from {s} at rest in {at_rest.get(t, [])}"
+                          for t, (k, _, s) in self.tokens.found.items()), sep="\n", file=sys.stderr)
         self.assertEqual(problems, [])
 
 
@@ -271,18 +337,21 @@ class SigninTests(SecretsCase):
 
     def test_signin_link_works_once(self):
         smtp, d = self.start()
-        self.new_game(d)
+        gid, _, _ = self.new_game(d)
+        self.confirm(d, smtp, gid, "South", ZOE)
         path = self.signin_link(d, smtp, ZOE[1])
-        # Opening it (as a mail scanner does) uses nothing up; a refused POST neither.
+        # Opening it (as a mail scanner does) uses nothing up; a refused POST neither: from
+        # another site, or without the confirm page's form token.
         self.assertEqual(d.get(path).status, 200)
-        self.assertEqual(d.get(path).status, 200)
-        self.assertEqual(d.post_form(path, "", origin="https://evil.example").status, 403)
+        form, _ = d.page_form(path)
+        self.assertEqual(d.post_form(path, form, origin="https://evil.example").status, 403)
+        self.assertEqual(d.post_form(path, "", origin=d.base).status, 403)
         first = self.post_me(d, path, {})
         self.assertEqual(first.status, 200, first)
         self.assertEqual(len(SEAT_URL_RE.findall(first.text)), 1, first.text)
-        # Used: a second POST, or a GET, is told the link has expired, and mints nothing.
+        # Used: the same form again, or a GET, is told the link has expired, and mints nothing.
         links = db_query(d.db, "SELECT COUNT(*) FROM seat_links")
-        second = d.post_form(path, "", origin=d.base)
+        second = d.post_form(path, form, origin=d.base)
         self.assertEqual(second.status, 404, second)
         self.assertIn("expired", second.text)
         self.assertNotIn("?seat=", second.text)
@@ -291,12 +360,14 @@ class SigninTests(SecretsCase):
         self.assertEqual(db_query(d.db, "SELECT COUNT(*) FROM signin_tokens"), [(0,)])
         # A new link works again, once.
         path2 = self.signin_link(d, smtp, ZOE[1])
-        self.assertEqual(self.post_me(d, path2, {}).status, 200)
-        self.assertEqual(d.post_form(path2, "", origin=d.base).status, 404)
+        form2, _ = d.page_form(path2)
+        self.assertEqual(d.post_form(path2, form2, origin=d.base).status, 200)
+        self.assertEqual(d.post_form(path2, form2, origin=d.base).status, 404)
 
     def test_signin_link_lasts_15_minutes(self):
         smtp, d = self.start()
-        self.new_game(d)
+        gid, _, _ = self.new_game(d)
+        self.confirm(d, smtp, gid, "South", ZOE)
         asked = int(time.time())
         path = self.signin_link(d, smtp, ZOE[1])
         [mail] = [m for m in smtp.delivered() if m.msg["Subject"] == "[Rookery] Your games"]
@@ -311,19 +382,23 @@ class SigninTests(SecretsCase):
         db_execute(d.db, "UPDATE signin_tokens SET expires_at = ?", (int(time.time()) + 3,))
         d2 = self.daemon(smtp=smtp, db=d.db)
         self.assertEqual(d2.get(path).status, 200)
+        form, _ = d2.page_form(path)
         time.sleep(4)
         self.assertEqual(db_query(d.db, "SELECT COUNT(*) FROM signin_tokens"), [(1,)], "not swept yet")
         r = d2.get(path)
         self.assertEqual(r.status, 404, r)
         self.assertIn("expired", r.text)
-        self.assertEqual(d2.post_form(path, "", origin=d2.base).status, 404)
+        self.assertEqual(d2.post_form(path, form, origin=d2.base).status, 404)
 
 
 class SweepTests(SecretsCase):
 
     def links(self, d, smtp):
-        """A game and a sign-in link: rows in seat_links (mails and the list) and signin_tokens."""
+        """A game whose players asked for mail, and a sign-in link: rows in seat_links (the seat
+        links of the mails) and signin_tokens."""
         gid, tokens, _ = self.new_game(d)
+        self.confirm(d, smtp, gid, "South", ZOE)
+        self.confirm(d, smtp, gid, "North", BEN)
         d.play(gid, tokens, OPENING[:3])
         self.signin_link(d, smtp, ZOE[1])
         self.settle(d, smtp)
