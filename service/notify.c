@@ -666,14 +666,14 @@ static int digest_one(app *a, const db_address *ad, long long now, db_error *err
 		r = err->code;
 		goto out;
 	}
-	if (listed == 0 && n <= LIMIT_DIGEST_GAMES)
+	if (listed == 0)
 		goto out;
 	if ((r = consent_gate(a, ad->email, "digest", NULL, now, &verdict, &address_id, err)) || verdict != CONSENT_SEND)
 		goto out;
 	g_string_append_printf(t, "Hello,\n\nhere is your daily digest from Rookery: %d game%s wait%s for you.\n\n%s",
 			       listed, listed == 1 ? "" : "s", listed == 1 ? "s" : "", list->str);
 	if (n > LIMIT_DIGEST_GAMES)
-		g_string_append_printf(t, "A digest reads %d of your running games, those that waited longest; "
+		g_string_append_printf(t, "A digest reads %d of your running games, those updated longest ago; "
 				       "see them all in My games.\n", LIMIT_DIGEST_GAMES);
 	g_string_append_printf(t, "Each link is yours alone and opens your seat in the browser.\n"
 			       "All your games, with links to play: %s/me\n", a->base_url);

@@ -361,6 +361,27 @@ class DigestTests(PrefsCase):
         self.assertIn("1 game waits for you", ann2["Subject"])
         self.d.secrets.update(self.listed(ann2).values())
 
+    def test_a_digest_reads_a_bounded_number_of_games(self):
+        limit = blackbox.LIMITS["LIMIT_DIGEST_GAMES"]
+        per_hour = blackbox.LIMITS["LIMIT_INVITATIONS_PER_HOUR"]
+        games, hour = [], 9
+        while len(games) <= limit:            # an hour's invitations at a time, Ann to move in each
+            if len(games) and len(games) % per_hour == 0:
+                hour += 1
+                self.clock.set(self.at(0, hour, 50))
+            games.append(self.game(ANN, ("Bot", None))[0])
+        self.confirmed(games[0], ANN)
+        self.assertEqual(self.choose(self.page_of(ANN[1]), "digest", hour + 1).status, 200)
+        self.clock.set(self.at(0, hour + 1, 0, 5))
+        digest = self.wait_digests(ANN[1], 1)[0]
+        listed = self.listed(digest)
+        self.d.secrets.update(listed.values())
+        self.assertEqual(len(listed), limit)
+        self.assertTrue(set(listed) < set(games))
+        self.assertIn(f"{limit} games wait for you", digest["Subject"])
+        self.assertIn(f"A digest reads {limit} of your running games", text_of(digest))
+        self.assertIn(f"{self.d.base}/me", text_of(digest))
+
 
 def main():
     if len(sys.argv) < 2:
