@@ -235,6 +235,8 @@ int db_backup(db *d, const char *dest, db_error *err);
 /* ---- mail consent (db_consent.c) ---- */
 
 enum db_consent { DB_CONSENT_NONE, DB_CONSENT_INVITED, DB_CONSENT_CONFIRMED };
+/* Every move (the default), a daily digest, or only the essentials (consent.h says which are). */
+enum db_mail_mode { DB_MAIL_EVERY_MOVE, DB_MAIL_DIGEST, DB_MAIL_ESSENTIALS };
 
 /* What Rookery may send to one email address (compared case-insensitively). */
 typedef struct db_address {
@@ -245,6 +247,9 @@ typedef struct db_address {
 	int no_invites;    /* the owner wants no further invitations */
 	long long day;     /* the UTC day day_count counts (unix time / 86400) */
 	int day_count;     /* mails queued to the address that day */
+	int mail_mode;     /* enum db_mail_mode: how much mail the owner wants */
+	int digest_hour;   /* the UTC hour of its digest, -1 until chosen */
+	long long digest_day;  /* the UTC day of its last digest */
 } db_address;
 
 /* The row of email, created (consent none) when missing. Free with db_address_clear. */
@@ -252,9 +257,18 @@ int db_address_get(db *d, const char *email, db_address *out, db_error *err);
 /* The row of email, or of id, when there is one (DB_E_NOTFOUND), without creating it. */
 int db_address_find(db *d, const char *email, db_address *out, db_error *err);
 int db_address_by_id(db *d, long long id, db_address *out, db_error *err);
-/* Store consent, stopped, no_invites, day and day_count of a. */
+/* Store consent, stopped, no_invites, day, day_count, mail_mode, digest_hour and digest_day of a. */
 int db_address_save(db *d, const db_address *a, db_error *err);
 void db_address_clear(db_address *a);
+/*
+ * An address whose digest is due: mode digest, its digest hour (default_hour
+ * when it chose none) is hour, none sent on day yet, mail neither stopped nor
+ * unconfirmed. DB_E_NOTFOUND when there is none.
+ */
+int db_digest_due(db *d, int hour, int default_hour, long long day, long long *address_id, db_error *err);
+/* The running games in which email holds a seat, those updated longest ago first; at most limit. */
+int db_seats_running_by_email(db *d, const char *email, int limit, db_player_seat **out, size_t *n,
+			      db_error *err);
 
 /* A mail held back by the daily cap on day: only its game and kind are kept. */
 int db_held_add(db *d, long long address_id, const char *game_id, const char *kind, long long day,

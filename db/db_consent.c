@@ -7,16 +7,18 @@
 #include <string.h>
 
 static const char *const consent_names[] = {"none", "invited", "confirmed"};
+static const char *const mail_mode_names[] = {"every_move", "digest", "essentials"};
 
-static int consent_value(const char *name)
+/* The index of name in names (n of them), or 0. */
+static int name_value(const char *const *names, int n, const char *name)
 {
-	for (int i = 0; i < 3; i++)
-		if (name && !strcmp(name, consent_names[i]))
+	for (int i = 0; i < n; i++)
+		if (name && !strcmp(name, names[i]))
 			return i;
-	return DB_CONSENT_NONE;
+	return 0;
 }
 
-#define ADDRESS_COLUMNS "id, email, consent, stopped, no_invites, day, day_count"
+#define ADDRESS_COLUMNS "id, email, consent, stopped, no_invites, day, day_count, mail_mode, digest_hour, digest_day"
 
 static void read_address(sqlite3_stmt *st, db_address *out)
 {
@@ -24,11 +26,14 @@ static void read_address(sqlite3_stmt *st, db_address *out)
 
 	out->id = sqlite3_column_int64(st, 0);
 	out->email = dbi_col_text(st, 1);
-	out->consent = consent_value(consent);
+	out->consent = name_value(consent_names, 3, consent);
 	out->stopped = sqlite3_column_int(st, 3);
 	out->no_invites = sqlite3_column_int(st, 4);
 	out->day = sqlite3_column_int64(st, 5);
 	out->day_count = sqlite3_column_int(st, 6);
+	out->mail_mode = name_value(mail_mode_names, 3, (const char *)sqlite3_column_text(st, 7));
+	out->digest_hour = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 8);
+	out->digest_day = sqlite3_column_int64(st, 9);
 }
 
 int db_address_get(db *d, const char *email, db_address *out, db_error *err)
@@ -86,7 +91,7 @@ int db_address_save(db *d, const db_address *a, db_error *err)
 {
 	sqlite3_stmt *st;
 	int r = dbi_prepare(d, "UPDATE addresses SET consent = ?2, stopped = ?3, no_invites = ?4, day = ?5, "
-			    "day_count = ?6 WHERE id = ?1", &st, err);
+			    "day_count = ?6, mail_mode = ?7, digest_hour = ?8, digest_day = ?9 WHERE id = ?1", &st, err);
 
 	if (r)
 		return r;
@@ -96,6 +101,10 @@ int db_address_save(db *d, const db_address *a, db_error *err)
 	sqlite3_bind_int(st, 4, a->no_invites);
 	sqlite3_bind_int64(st, 5, a->day);
 	sqlite3_bind_int(st, 6, a->day_count);
+	dbi_bind_text(st, 7, mail_mode_names[a->mail_mode]);
+	if (a->digest_hour >= 0)
+		sqlite3_bind_int(st, 8, a->digest_hour);
+	sqlite3_bind_int64(st, 9, a->digest_day);
 	return dbi_step_done(d, st, err, "save address");
 }
 
@@ -103,6 +112,35 @@ void db_address_clear(db_address *a)
 {
 	free(a->email);
 	memset(a, 0, sizeof *a);
+}
+
+/* The first column of a statement's first row, an id; DB_E_NOTFOUND when it has none. Finishes st. */
+static int first_id(db *d, sqlite3_stmt *st, long long *id)
+{
+	int r = 0;
+
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*id = sqlite3_column_int64(st, 0);
+	else
+		r = DB_E_NOTFOUND;
+	dbi_finish(d, st);
+	return r;
+}
+
+int db_digest_due(db *d, int hour, int default_hour, long long day, long long *address_id, db_error *err)
+{
+	sqlite3_stmt *st;
+	int r = dbi_prepare(d, "SELECT id FROM addresses WHERE mail_mode = 'digest' AND "
+			    "coalesce(digest_hour, ?2) = ?1 AND digest_day < ?3 AND stopped = 0 AND "
+			    "consent = 'confirmed' LIMIT 1", &st, err);
+
+	*address_id = 0;
+	if (r)
+		return r;
+	sqlite3_bind_int(st, 1, hour);
+	sqlite3_bind_int(st, 2, default_hour);
+	sqlite3_bind_int64(st, 3, day);
+	return first_id(d, st, address_id);
 }
 
 int db_held_add(db *d, long long address_id, const char *game_id, const char *kind, long long day,
@@ -130,12 +168,7 @@ int db_held_due(db *d, long long day, long long *address_id, db_error *err)
 	if (r)
 		return r;
 	sqlite3_bind_int64(st, 1, day);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		*address_id = sqlite3_column_int64(st, 0);
-	else
-		r = DB_E_NOTFOUND;
-	dbi_finish(d, st);
-	return r;
+	return first_id(d, st, address_id);
 }
 
 int db_held_take(db *d, long long address_id, db_held_game **out, size_t *n, db_error *err)

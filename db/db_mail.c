@@ -329,17 +329,11 @@ int db_links_expire(db *d, long long now, int *count, db_error *err)
 	return r;
 }
 
-int db_seats_by_email(db *d, const char *email, db_player_seat **out, size_t *n, db_error *err)
+/* The (game, seat) rows of a prepared statement, email bound as ?1. */
+static int player_seats(db *d, sqlite3_stmt *st, const char *email, db_player_seat **out, size_t *n)
 {
-	sqlite3_stmt *st;
 	size_t cap = 0;
-	int r = dbi_prepare(d, "SELECT s.game_id, s.seat FROM seats s JOIN games g ON g.id = s.game_id "
-			    "WHERE s.email = ?1 COLLATE NOCASE ORDER BY g.updated_at DESC, g.id", &st, err);
 
-	*out = NULL;
-	*n = 0;
-	if (r)
-		return r;
 	dbi_bind_text(st, 1, email);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		if (*n == cap) {
@@ -352,6 +346,33 @@ int db_seats_by_email(db *d, const char *email, db_player_seat **out, size_t *n,
 	}
 	dbi_finish(d, st);
 	return 0;
+}
+
+int db_seats_by_email(db *d, const char *email, db_player_seat **out, size_t *n, db_error *err)
+{
+	sqlite3_stmt *st;
+	int r = dbi_prepare(d, "SELECT s.game_id, s.seat FROM seats s JOIN games g ON g.id = s.game_id "
+			    "WHERE s.email = ?1 COLLATE NOCASE ORDER BY g.updated_at DESC, g.id", &st, err);
+
+	*out = NULL;
+	*n = 0;
+	return r ? r : player_seats(d, st, email, out, n);
+}
+
+int db_seats_running_by_email(db *d, const char *email, int limit, db_player_seat **out, size_t *n,
+			      db_error *err)
+{
+	sqlite3_stmt *st;
+	int r = dbi_prepare(d, "SELECT s.game_id, s.seat FROM seats s JOIN games g ON g.id = s.game_id "
+			    "WHERE s.email = ?1 COLLATE NOCASE AND g.status = 'running' "
+			    "ORDER BY g.updated_at, g.id LIMIT ?2", &st, err);
+
+	*out = NULL;
+	*n = 0;
+	if (r)
+		return r;
+	sqlite3_bind_int(st, 2, limit);
+	return player_seats(d, st, email, out, n);
 }
 
 void db_player_seats_free(db_player_seat *v, size_t n)

@@ -14,6 +14,28 @@ static int is_invitation(const char *kind)
 	return !strcmp(kind, "invitation");
 }
 
+/*
+ * The mails about the moment of a game, which a daily digest replaces and "only the essentials"
+ * leaves out. Every other kind is essential and goes out whatever the address chose:
+ * invitations, reminders, results (game_over), sign-in links, summaries, digests, and the answers
+ * to what the owner just did by mail (accepted, refused).
+ */
+static int is_moment(const char *kind)
+{
+	static const char *const moments[] = {"your_turn", "draw_offer", "draw_answer"};
+
+	for (size_t i = 0; i < sizeof moments / sizeof *moments; i++)
+		if (!strcmp(kind, moments[i]))
+			return 1;
+	return 0;
+}
+
+/* The mails that are one a day at most and go out whatever the day's count. */
+static int is_daily(const char *kind)
+{
+	return !strcmp(kind, "summary") || !strcmp(kind, "digest");
+}
+
 int consent_gate(app *a, const char *email, const char *kind, const char *game_id, long long now,
 		 int *verdict, long long *address_id, db_error *err)
 {
@@ -33,12 +55,17 @@ int consent_gate(app *a, const char *email, const char *kind, const char *game_i
 			goto out;
 		ad.consent = DB_CONSENT_INVITED;
 	}
+	if (ad.mail_mode != DB_MAIL_EVERY_MOVE && is_moment(kind)) {
+		/* Not sent, not counted: the digest lists the games that wait, from their state. */
+		*verdict = ad.mail_mode == DB_MAIL_DIGEST ? CONSENT_DIGEST : CONSENT_SKIP;
+		goto out;
+	}
 	if (ad.day != today) {
 		ad.day = today;
 		ad.day_count = 0;
 	}
-	/* The next day's summary of what was held is one mail more, whatever the count. */
-	if (ad.day_count >= LIMIT_MAILS_PER_ADDRESS_DAY && strcmp(kind, "summary")) {
+	/* The next day's summary of what was held, and the digest, are one mail more, whatever the count. */
+	if (ad.day_count >= LIMIT_MAILS_PER_ADDRESS_DAY && !is_daily(kind)) {
 		*verdict = CONSENT_HOLD;
 		r = db_held_add(a->db, ad.id, game_id, kind, today, err);
 		goto out;

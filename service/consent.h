@@ -10,6 +10,7 @@ enum consent_verdict {
 	CONSENT_SEND,    /* queue it (counted against the day's cap) */
 	CONSENT_SKIP,    /* the address has not agreed to it, or wants none: drop it */
 	CONSENT_HOLD,    /* over the day's cap: only noted, for the next day's summary */
+	CONSENT_DIGEST,  /* the address takes a daily digest: not sent now, nor counted */
 };
 
 /*
@@ -18,8 +19,11 @@ enum consent_verdict {
  * transaction that would queue it. An address that has never acted gets one
  * invitation and nothing else; one whose owner stopped mail gets nothing;
  * one that had LIMIT_MAILS_PER_ADDRESS_DAY mails today gets the rest noted
- * for one summary the next day. *address_id names the address (for its
- * unsubscribe link). Returns 0 or a db status.
+ * for one summary the next day. An address that chose a daily digest or
+ * only the essentials gets no "your move" or draw mails (kinds your_turn,
+ * draw_offer, draw_answer); every other kind, "reminder" included, is
+ * essential. *address_id names the address (for its unsubscribe link).
+ * Returns 0 or a db status.
  */
 int consent_gate(app *a, const char *email, const char *kind, const char *game_id, long long now,
 		 int *verdict, long long *address_id, db_error *err);

@@ -42,6 +42,9 @@
 #define LIMIT_REFUSAL_QUOTE_LINES    40           /* lines of a refused mail quoted back to the seat */
 #define LIMIT_SUMMARIES_PER_RUN      100          /* daily summaries of held mails composed at one go */
 #define LIMIT_SEAT_LINK_DAYS         180          /* a seat link sent by mail keeps working this long */
+#define LIMIT_DIGEST_HOUR_DEFAULT    7            /* the UTC hour of a daily digest when its owner named none */
+#define LIMIT_DIGEST_GAMES           50           /* running games one digest reads and lists; beyond, it points to /me */
+#define LIMIT_DIGESTS_PER_RUN        100          /* daily digests composed at one go */
 
 /* Sign-in links ("my games") and expired secrets */
 #define LIMIT_SIGNIN_TTL_S           900          /* a sign-in link works once, for 15 minutes */

@@ -6,6 +6,7 @@
 #include "log.h"
 #include "mail.h"
 #include "mail_parse.h"
+#include "mail_prefs.h"
 #include "notify.h"
 #include "xalloc.h"
 
@@ -28,13 +29,14 @@ static const struct {
 	{"withdraw draw", "withdraw"}, {"withdraw", "withdraw"},
 };
 
-/* The command a line names, ignoring case, surrounding spaces and a final full stop; NULL for a move. */
-static const char *command_action(const char *line)
+#define COMMAND_WORDS 32
+
+/* The start of line in lower case, with single spaces and without surrounding spaces or a final full stop. */
+static void command_words(const char *line, char word[COMMAND_WORDS])
 {
-	char word[32];
 	size_t n = 0;
 
-	for (const char *p = line; *p && n < sizeof word - 1; p++) {
+	for (const char *p = line; *p && n < COMMAND_WORDS - 1; p++) {
 		if (isspace((unsigned char)*p)) {
 			if (n && word[n - 1] != ' ')
 				word[n++] = ' ';
@@ -45,6 +47,14 @@ static const char *command_action(const char *line)
 	while (n && (word[n - 1] == ' ' || word[n - 1] == '.' || word[n - 1] == '!'))
 		n--;
 	word[n] = 0;
+}
+
+/* The command a line names, ignoring case, surrounding spaces and a final full stop; NULL for a move. */
+static const char *command_action(const char *line)
+{
+	char word[COMMAND_WORDS];
+
+	command_words(line, word);
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (!strcmp(word, commands[i].words))
 			return commands[i].action;
@@ -101,15 +111,65 @@ static int refuse(app *a, const mail_incoming *m, const char *game_id, int seat,
 	return MAIL_IN_OK;
 }
 
+/* A choice of how much mail for the address of the seat: stored, and confirmed to that address. */
+static int set_mail_mode(app *a, const char *game, int seat, int mode, int hour, app_error *err)
+{
+	game_loaded g;
+	db_address ad = {0};
+	db_error de;
+	char *choice = NULL;
+	int r;
+
+	if (game_load(a, game, &g, err))
+		return err->code;
+	if (!g.rec->seats[seat].email) {
+		game_loaded_free(&g);
+		return app_fail(err, E_BAD_REQUEST, "this seat has no email address");
+	}
+	if ((r = db_begin(a->db, &de)) == 0) {
+		r = db_address_get(a->db, g.rec->seats[seat].email, &ad, &de);
+		if (!r) {
+			mail_prefs_apply(&ad, mode, hour);
+			r = db_address_save(a->db, &ad, &de);
+		}
+		if (!r) {
+			choice = mail_prefs_describe(&ad);
+			r = notify_mail_mode(a, &g, seat, choice, &de);
+		}
+		if (!r)
+			r = db_commit(a->db, &de);
+		if (r)
+			db_rollback(a->db);
+	}
+	if (r)
+		log_event("mail in: game %s: cannot store a choice of mail: %s", game, de.message);
+	else
+		log_event("mail preference of address %lld: %s, digest hour %d", ad.id, mail_prefs_name(&ad),
+			  mail_prefs_hour(&ad));
+	free(choice);
+	db_address_clear(&ad);
+	game_loaded_free(&g);
+	return r ? app_fail(err, E_INTERNAL, "the server could not store this; nothing was changed") : 0;
+}
+
 /* Act on the command; 0 or an app_code with err filled. */
 static int act(app *a, const char *game, int seat, int ply, const char *line, app_error *err, char *done,
 	       size_t done_size)
 {
 	const char *action = command_action(line);
+	char words[COMMAND_WORDS];
 	game_move_done d;
-	int r;
+	int r, mode, hour, choice;
 
-	if (action && !strcmp(action, "resign")) {
+	command_words(line, words);
+	choice = mail_prefs_from_command(words, &mode, &hour);
+	if (choice < 0)
+		return app_fail(err, E_BAD_REQUEST, "the hour of a digest is a whole hour of the day in UTC, 0 to 23: "
+				"for example \"digest 7\" for 07:00 UTC");
+	if (choice) {
+		r = set_mail_mode(a, game, seat, mode, hour, err);
+		snprintf(done, done_size, "mail preference set");
+	} else if (action && !strcmp(action, "resign")) {
 		r = game_resign(a, game, seat, "mail", err);
 		snprintf(done, done_size, "resigned");
 	} else if (action) {

@@ -68,7 +68,8 @@ static int queue(app *a, const char *game, const char *kind, mail_out *m, long l
 {
 	char now[32], *stop = consent_stop_url(a, address_id), *msg;
 	char *text = xasprintf("%s\n-- \nRookery writes only about games you play, and to nobody who has not asked.\n"
-			       "To stop all mail from this server, or only further invitations:\n%s\n", m->text, stop);
+			       "To choose how much mail you get (every move, a daily digest, or only the essentials), "
+			       "or to stop it:\n%s\n", m->text, stop);
 	int r;
 
 	m->text = text;
@@ -341,8 +342,8 @@ static int notify_turns(app *a, const game_loaded *g, int mover, const char *wha
 	return 0;
 }
 
-/* A confirmation to the seat that acted by mail: its reply address has acted, here is the next. */
-static int notify_accepted(app *a, const game_loaded *g, int seat, const char *what, db_error *err)
+/* A confirmation to the seat that acted by mail, saying said: its reply address has acted, here is the next. */
+static int confirm_to_seat(app *a, const game_loaded *g, int seat, const char *said, db_error *err)
 {
 	long long address;
 	int ok, r;
@@ -350,11 +351,35 @@ static int notify_accepted(app *a, const game_loaded *g, int seat, const char *w
 	if ((r = seat_may_mail(a, g, seat, "accepted", &address, &ok, err)) || !ok)
 		return r;
 	GString *t = g_string_new(NULL);
-	g_string_append_printf(t, "Hello %s,\n\nyour %s in %s game %s is accepted.\n", g->rec->seats[seat].name,
-			       what, g->rules->title, g->rec->id);
+	g_string_append_printf(t, "Hello %s,\n\n%s\n", g->rec->seats[seat].name, said);
 	append_position(a, g, seat, (game_turn_mask(g) >> seat) & 1, NULL, t);
 	r = queue_to_seat(a, g, seat, "accepted", t->str, address, 0, err);
 	g_string_free(t, TRUE);
+	return r;
+}
+
+static int notify_accepted(app *a, const game_loaded *g, int seat, const char *what, db_error *err)
+{
+	char *said = xasprintf("your %s in %s game %s is accepted.", what, g->rules->title, g->rec->id);
+	int r = confirm_to_seat(a, g, seat, said, err);
+
+	free(said);
+	return r;
+}
+
+int notify_mail_mode(app *a, const game_loaded *g, int seat, const char *choice, db_error *err)
+{
+	char *said;
+	int r;
+
+	if (!a->mail)
+		return 0;
+	said = xasprintf("your choice of mail is recorded: from now on Rookery sends %s %s.\n\n"
+			 "To change it, reply to a mail of a game with \"every move\", \"digest\" (\"digest 7\" for "
+			 "07:00 UTC) or \"essentials\" on the first line, or use the link at the foot of every mail.",
+			 g->rec->seats[seat].email, choice);
+	r = confirm_to_seat(a, g, seat, said, err);
+	free(said);
 	return r;
 }
 
@@ -567,6 +592,131 @@ int notify_summaries(app *a, long long now, int *sent, db_error *err)
 			db_rollback(a->db);
 		db_address_clear(&ad);
 		db_held_games_free(held, n);
+		if (r)
+			break;
+		(*sent)++;
+	}
+	return r == DB_E_NOTFOUND ? 0 : r;
+}
+
+/* What of g waits for seat, or NULL: its move, a draw offer it has not answered, or both. */
+static const char *waiting_for(const game_loaded *g, int seat)
+{
+	int to_move = (game_turn_mask(g) >> seat) & 1;
+	int draw = g->rec->draw_offer >= 0 && g->rec->draw_offer != seat && !((g->rec->draw_accepts >> seat) & 1);
+
+	return to_move && draw ? "your move, and a draw offer waits for your answer" : to_move ? "your move" :
+		draw ? "a draw offer waits for your answer" : NULL;
+}
+
+/*
+ * The games among seats (running ones of one address) that wait for it, each with a fresh seat
+ * link, appended to t; returns how many.
+ */
+static int append_waiting(app *a, const db_player_seat *seats, size_t n, GString *t, db_error *err)
+{
+	int listed = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		game_loaded g;
+		app_error ae;
+		const char *what;
+		char *link;
+
+		if (game_load(a, seats[i].game_id, &g, &ae))
+			continue;
+		if (!(what = waiting_for(&g, seats[i].seat))) {
+			game_loaded_free(&g);
+			continue;
+		}
+		if (!(link = mint_seat_link(a, g.rec->id, seats[i].seat, err))) {
+			game_loaded_free(&g);
+			return -1;
+		}
+		GString *opp = g_string_new(NULL);
+		/* The seat's deadline, once games have clocks (ISO 8601 UTC); NULL: none to show. */
+		const char *deadline = NULL;
+		g_string_append_printf(t, "%s game %s, you play %s against %s: %s (ply %d).\n", g.rules->title, g.rec->id,
+				       g.rules->seat_names[seats[i].seat], opponents(&g, seats[i].seat, opp), what,
+				       g.rec->ply);
+		if (deadline)
+			g_string_append_printf(t, "  Deadline: %s\n", deadline);
+		g_string_append_printf(t, "  %s\n\n", link);
+		g_string_free(opp, TRUE);
+		free(link);
+		game_loaded_free(&g);
+		listed++;
+	}
+	return listed;
+}
+
+/* The digest of one address: queued when something waits for it. */
+static int digest_one(app *a, const db_address *ad, long long now, db_error *err)
+{
+	db_player_seat *seats = NULL;
+	size_t n = 0;
+	long long address_id;
+	int verdict, listed, r = db_seats_running_by_email(a->db, ad->email, LIMIT_DIGEST_GAMES + 1, &seats, &n, err);
+	GString *list = g_string_new(NULL), *t = g_string_new(NULL);
+	char *subject = NULL, *mid = NULL;
+
+	if (r)
+		goto out;
+	if ((listed = append_waiting(a, seats, n < LIMIT_DIGEST_GAMES ? n : LIMIT_DIGEST_GAMES, list, err)) < 0) {
+		r = err->code;
+		goto out;
+	}
+	if (listed == 0)
+		goto out;
+	if ((r = consent_gate(a, ad->email, "digest", NULL, now, &verdict, &address_id, err)) || verdict != CONSENT_SEND)
+		goto out;
+	g_string_append_printf(t, "Hello,\n\nhere is your daily digest from Rookery: %d game%s wait%s for you.\n\n%s",
+			       listed, listed == 1 ? "" : "s", listed == 1 ? "s" : "", list->str);
+	if (n > LIMIT_DIGEST_GAMES)
+		g_string_append_printf(t, "A digest reads %d of your running games, those updated longest ago; "
+				       "see them all in My games.\n", LIMIT_DIGEST_GAMES);
+	g_string_append_printf(t, "Each link is yours alone and opens your seat in the browser.\n"
+			       "All your games, with links to play: %s/me\n", a->base_url);
+	subject = xasprintf("[Rookery] Your daily digest: %d game%s wait%s for you", listed, listed == 1 ? "" : "s",
+			    listed == 1 ? "s" : "");
+	mid = new_message_id(a, NULL, "digest");
+	mail_out m = {.to_addr = ad->email, .subject = subject, .message_id = mid, .text = t->str};
+	r = queue(a, NULL, "digest", &m, address_id, err);
+out:
+	g_string_free(list, TRUE);
+	g_string_free(t, TRUE);
+	db_player_seats_free(seats, n);
+	free(subject);
+	free(mid);
+	return r;
+}
+
+int notify_digests(app *a, long long now, int *sent, db_error *err)
+{
+	long long id, today = now / 86400;
+	int hour = (int)(now % 86400 / 3600), r = 0;
+
+	*sent = 0;
+	/* A bounded batch a run: the next run, within the same hour, takes the rest. */
+	while (*sent < LIMIT_DIGESTS_PER_RUN &&
+	       (r = db_digest_due(a->db, hour, LIMIT_DIGEST_HOUR_DEFAULT, today, &id, err)) == 0) {
+		db_address ad = {0};
+
+		if ((r = db_begin(a->db, err)))
+			break;
+		r = db_address_by_id(a->db, id, &ad, err);
+		/* Done for today whether or not anything waits: at most one digest a day. */
+		if (!r) {
+			ad.digest_day = today;
+			r = db_address_save(a->db, &ad, err);
+		}
+		if (!r)
+			r = digest_one(a, &ad, now, err);
+		if (!r)
+			r = db_commit(a->db, err);
+		if (r)
+			db_rollback(a->db);
+		db_address_clear(&ad);
 		if (r)
 			break;
 		(*sent)++;

@@ -27,6 +27,13 @@ int notify_moved(app *a, const game_loaded *g, int mover, const char *channel, d
 int notify_action(app *a, const game_loaded *g, int seat, const char *action, const char *channel,
 		  db_error *err);
 
+/*
+ * After a seat's owner chose by mail how much mail its address gets: a
+ * confirmation to that address saying what it gets now (choice, the end of a
+ * sentence: mail_prefs_describe), with the seat's next live reply address.
+ */
+int notify_mail_mode(app *a, const game_loaded *g, int seat, const char *choice, db_error *err);
+
 /* A sign-in link for "my games", to address. */
 int notify_signin(app *a, const char *address, const char *link, db_error *err);
 
@@ -53,5 +60,14 @@ int notify_refused(app *a, const notify_refusal *r, db_error *err);
  * the addresses done.
  */
 int notify_summaries(app *a, long long now, int *sent, db_error *err);
+
+/*
+ * The daily digests due at now: to each address that chose one for this UTC
+ * hour and had none today, one mail listing its running games that wait for
+ * it (its move, or a draw offer it has not answered), each with a fresh seat
+ * link; none when nothing waits, and the day counts as done either way. Own
+ * transactions; *sent counts the addresses done.
+ */
+int notify_digests(app *a, long long now, int *sent, db_error *err);
 
 #endif

@@ -15,6 +15,11 @@ void page_mail_me(http_request *req, http_response *res);
 /* GET /mail/stop/{token}: what mail the address gets, with buttons to stop it; POST does it (or RFC 8058's one click). */
 void page_mail_stop(http_request *req, http_response *res);
 void page_mail_stop_post(http_request *req, http_response *res);
+/*
+ * The model of the form choosing how much mail ad gets (templates/mail-prefs.html): it posts to
+ * the address's page /mail/stop/{token} with that page's form token. New reference.
+ */
+json_t *page_mail_prefs(app *a, const db_address *ad);
 /* POST /games/{id}/client-seed: the seat's client seed for the dice (field client_seed). */
 void page_client_seed(http_request *req, http_response *res);
 /* GET /games/{id}/moves?from=&limit=: the whole record of a game, page by page, as a spectator sees it. */

@@ -2,6 +2,7 @@
 #include "consent.h"
 #include "errors.h"
 #include "log.h"
+#include "mail_prefs.h"
 #include "pages.h"
 #include "token.h"
 #include "xalloc.h"
@@ -26,15 +27,44 @@ static int stop_address(http_request *req, db_address *ad, app_error *err)
 	return 0;
 }
 
+json_t *page_mail_prefs(app *a, const db_address *ad)
+{
+	char token[MAIL_TOKEN_TEXT], csrf[FORM_TOKEN_TEXT];
+	json_t *model = mail_prefs_model(ad);
+
+	/* The form posts to the address's own page, with that page's form token. */
+	mail_stop_token_make(a->mail_key, ad->id, token);
+	token_form(a->form_key, token, csrf);
+	json_object_set_new(model, "token", json_string(token));
+	json_object_set_new(model, "csrf", json_string(csrf));
+	return model;
+}
+
 static void render(http_request *req, http_response *res, const db_address *ad, const char *done)
 {
 	char csrf[FORM_TOKEN_TEXT];
 
 	token_form(req->app->form_key, req->params[0], csrf);
-	page_render(req, res, 200, "mail-stop.html", json_pack("{s:s, s:s, s:s, s:s, s:b, s:b, s:b, s:s?}",
+	page_render(req, res, 200, "mail-stop.html", json_pack("{s:s, s:s, s:s, s:s, s:b, s:b, s:b, s:s?, s:o}",
 		"title", "Mail from Rookery", "email", ad->email, "token", req->params[0], "csrf", csrf,
 		"stopped", ad->stopped, "no_invites", ad->no_invites, "paused", ad->stopped || ad->no_invites,
-		"done", done));
+		"done", done, "prefs", page_mail_prefs(req->app, ad)));
+}
+
+/* The choice of the form's fields mode and hour made ad's; a sentence saying so, or NULL when not a choice. */
+static const char *choose_mode(http_request *req, db_address *ad)
+{
+	char *mode = http_form_field(req, "mode"), *hour = http_form_field(req, "hour");
+	int m, h, bad = mail_prefs_from_form(mode, hour, &m, &h);
+
+	free(mode);
+	free(hour);
+	if (bad)
+		return NULL;
+	mail_prefs_apply(ad, m, h);
+	return m == DB_MAIL_DIGEST ? "Done: mail about your games comes as one digest a day." :
+		m == DB_MAIL_ESSENTIALS ? "Done: only the essentials from now on." :
+		"Done: a mail at every move from now on.";
 }
 
 /* GET: only shows what the address gets, with buttons; mail scanners follow links. */
@@ -88,6 +118,12 @@ void page_mail_stop_post(http_request *req, http_response *res)
 		} else if (action && !strcmp(action, "resume")) {
 			ad.stopped = ad.no_invites = 0;
 			done = "Done: mail about your games goes to this address again.";
+		} else if (action && !strcmp(action, "mail_mode")) {
+			if (!(done = choose_mode(req, &ad))) {
+				app_fail(&err, E_BAD_REQUEST, "choose every move, a daily digest at a whole hour "
+					 "(0 to 23, UTC), or only the essentials");
+				goto out;
+			}
 		} else {
 			app_fail(&err, E_BAD_REQUEST, "choose one of the buttons");
 			goto out;
@@ -99,8 +135,8 @@ void page_mail_stop_post(http_request *req, http_response *res)
 		app_fail(&err, E_INTERNAL, "the server could not store this; nothing was changed");
 		goto out;
 	}
-	log_event("mail preference of address %lld: %s", ad.id, ad.stopped ? "no mail" :
-		  ad.no_invites ? "no invitations" : "all mail");
+	log_event("mail preference of address %lld: %s, %s, digest hour %d", ad.id, ad.stopped ? "no mail" :
+		  ad.no_invites ? "no invitations" : "all mail", mail_prefs_name(&ad), mail_prefs_hour(&ad));
 	render(req, res, &ad, done);
 out:
 	if (err.code)

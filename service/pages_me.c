@@ -212,8 +212,12 @@ void page_me_games(http_request *req, http_response *res)
 			app_fail(&err, E_INTERNAL, "the server could not do this; try again later");
 		goto out;
 	}
-	page_render(req, res, 200, "me-games.html", json_pack("{s:s, s:s, s:O, s:O, s:O, s:b}", "title", "My games",
-		"email", email, "to_move", to_move, "waiting", waiting, "over", over, "none", n == 0));
+	/* How much mail the address gets, with the form that changes it. */
+	db_address ad;
+	json_t *prefs = db_address_find(req->app->db, email, &ad, &de) ? json_null() : page_mail_prefs(req->app, &ad);
+	db_address_clear(&ad);
+	page_render(req, res, 200, "me-games.html", json_pack("{s:s, s:s, s:O, s:O, s:O, s:b, s:o}", "title", "My games",
+		"email", email, "to_move", to_move, "waiting", waiting, "over", over, "none", n == 0, "prefs", prefs));
 out:
 	if (err.code)
 		http_reply_error(req, res, err.code, err.message);

@@ -30,19 +30,31 @@ static int sweep_links(app *a, long long now)
 	return r;
 }
 
-/* Mails held back by yesterday's daily caps go out as one summary an address (consent.h). */
-static int sweep_summaries(app *a, long long now)
+/* A job of mails to addresses (notify.h): what names them in the log. */
+static int sweep_mails(app *a, long long now, int (*job)(app *, long long, int *, db_error *), const char *what)
 {
 	db_error de;
 	int n = 0, r;
 
 	if (!a->mail)
 		return 0;
-	if ((r = notify_summaries(a, now, &n, &de)))
-		log_event("sweep: cannot send the summaries of held mails: %s", de.message);
+	if ((r = job(a, now, &n, &de)))
+		log_event("sweep: cannot send the %s: %s", what, de.message);
 	if (n)
-		log_event("sweep: summarised held mails for %d address(es)", n);
+		log_event("sweep: %s done for %d address(es)", what, n);
 	return r;
+}
+
+/* Mails held back by yesterday's daily caps go out as one summary an address (consent.h). */
+static int sweep_summaries(app *a, long long now)
+{
+	return sweep_mails(a, now, notify_summaries, "summaries of held mails");
+}
+
+/* The daily digests of the addresses that chose one for this hour (mail_prefs.h). */
+static int sweep_digests(app *a, long long now)
+{
+	return sweep_mails(a, now, notify_digests, "daily digests");
 }
 
 /*
@@ -53,6 +65,7 @@ static int sweep_summaries(app *a, long long now)
 static int (*const jobs[])(app *a, long long now) = {
 	sweep_links,
 	sweep_summaries,
+	sweep_digests,
 };
 
 /* Run every job once, in the caller's thread. */

@@ -88,6 +88,44 @@ RELEASE_LINE = [
 ]
 
 
+FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
+
+
+def faketime_env(offset):
+    """The environment that runs the daemon with its clock moved by offset ("+1d", "+3600")."""
+    return {
+        "LD_PRELOAD": FAKETIME_LIB,
+        "FAKETIME": offset,
+        "FAKETIME_NO_CACHE": "1",
+        # The sanitizer runtime must come first among the libraries; libfaketime is preloaded before it.
+        "ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0",
+    }
+
+
+class FakeClock:
+    """A clock the test moves while the daemon runs (libfaketime, threaded library): the daemon
+    reads its offset from the real time in a file, rewritten whole by rename and read at every
+    call. Only ever move it forward, and keep it ahead of the real time; give the daemon env()
+    in Daemon.extra_env before it starts."""
+
+    def __init__(self, workdir, start):
+        self.path = os.path.join(workdir, "faketime.offset")
+        self.set(start)
+
+    def set(self, when):
+        """Make the daemon's time when (unix time, after the real now) from now on."""
+        tmp = self.path + ".new"
+        with open(tmp, "w", encoding="ascii") as f:
+            f.write("+%d\n" % max(0, round(when - time.time())))
+        os.replace(tmp, self.path)
+
+    def env(self):
+        env = faketime_env("+0")
+        del env["FAKETIME"]
+        env["FAKETIME_TIMESTAMP_FILE"] = self.path
+        return env
+
+
 class Response:
     def __init__(self, status, headers, body):
         self.status = status
@@ -334,9 +372,12 @@ class Daemon:
 
     def maildir_mails(self, maildir=None):
         """The mails written to the maildir (by default the one beside the database), parsed, by file name."""
+        def order(path):     # "<unix time>.R<outbox id>P<pid>.<host>": in the order they were sent
+            m = re.match(r"(\d+)\.R(\d+)P", os.path.basename(path))
+            return (int(m.group(1)), int(m.group(2)), path) if m else (0, 0, path)
         out = []
         for path in sorted(glob.glob(os.path.join(maildir or os.path.join(os.path.dirname(self.db), "mail"),
-                                                  "new", "*"))):
+                                                  "new", "*")), key=order):
             with open(path, "rb") as f:
                 out.append(email.message_from_bytes(f.read(), policy=email.policy.default))
         return out

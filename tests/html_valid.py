@@ -18,7 +18,8 @@ It saves each page on the way to a temporary directory:
   offer pending, with a refused move, and once the game is over; a page of its
   record of moves (/games/{id}/moves);
   /me, its "link sent" and error forms, the sign-in page /me/{token} from the
-  mail, and the list of games it opens; error pages (400, 404, 401, 403).
+  mail, and the list of games it opens; the address's mail page /mail/stop/{token}
+  and its answer to a choice of mail; error pages (400, 404, 401, 403).
 
 Then it runs html-validate (npm, pinned by tests/html/package-lock.json,
 installed by scripts/deps.sh test) over all of them with tests/html/.htmlvalidate.json
@@ -276,6 +277,13 @@ class HtmlValidTests(blackbox.DaemonCase):
         self.get_page("my games, sign-in page", link)
         text = self.post_page("my games, the list", link, "", 200)
         d.secrets.update(re.findall(r"\?seat=([A-Za-z0-9_-]+)", text))
+        # The address's mail page, where the list's form of how much mail posts.
+        stop = re.search(r'action="(/mail/stop/[^"]+)"', text).group(1)
+        self.get_page("mail page of an address", stop)
+        csrf = re.search(r'action="/mail/stop/[^"]+">\s*<input type="hidden" name="csrf" value="([0-9a-f]+)"',
+                         text).group(1)
+        self.post_page("mail page, a digest chosen", stop,
+                       {"csrf": csrf, "action": "mail_mode", "mode": "digest", "hour": "7"}, 200, origin=d.base)
         self.post_page("my games, link sent to an address without games", "/me", {"email": "nobody@players.test"}, 200)
 
         # Error pages.
