@@ -51,6 +51,6 @@
 #define LIMIT_MY_LINK_TTL_S          (30 * 86400) /* seat links minted for the list work for a month */
 #define LIMIT_SIGNIN_PER_ADDRESS_PER_HOUR 3
 #define LIMIT_SIGNIN_PER_CLIENT_PER_HOUR 10
-#define LIMIT_SWEEP_INTERVAL_S       60           /* expired seat links and sign-in links are deleted this often */
+#define LIMIT_SWEEP_INTERVAL_S       60           /* the sweeper's jobs (expiry, summaries, digests) run this often; serve --sweep-seconds */
 
 #endif

@@ -68,6 +68,8 @@ static const char usage_serve[] =
 	"                    games one client address may create an hour (default "
 	STRINGIFY(LIMIT_GAMES_PER_HOUR) ";\n"
 	"                    0: no limit)\n"
+	"  --sweep-seconds N how often to look for expired links, held mails and digests due\n"
+	"                    (default " STRINGIFY(LIMIT_SWEEP_INTERVAL_S) ")\n"
 	"  --demo            create a demo Nchess game at start and print its seat links\n"
 	"\n"
 	"mail options:\n"
@@ -254,6 +256,7 @@ static int cmd_serve(int argc, char **argv)
 		{"proxy", required_argument, NULL, 'P'},
 		{"mail-group", required_argument, NULL, 'G'},
 		{"games-per-hour", required_argument, NULL, 'H'},
+		{"sweep-seconds", required_argument, NULL, 'W'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -267,7 +270,8 @@ static int cmd_serve(int argc, char **argv)
 	gid_t mail_group = (gid_t)-1;
 	char *sock_path = NULL, *control_path = NULL, proxy[64];
 	int lock_fd = -1;
-	app a = {.lock = PTHREAD_MUTEX_INITIALIZER, .games_per_hour = LIMIT_GAMES_PER_HOUR};
+	app a = {.lock = PTHREAD_MUTEX_INITIALIZER, .games_per_hour = LIMIT_GAMES_PER_HOUR,
+		 .sweep_interval_s = LIMIT_SWEEP_INTERVAL_S};
 	http_server *srv = NULL;
 	sigset_t set;
 
@@ -304,6 +308,12 @@ static int cmd_serve(int argc, char **argv)
 		case 'G':
 			if (parse_group(optarg, &mail_group)) {
 				fprintf(stderr, "rookery: --mail-group must be a group name or number, not \"%s\"\n", optarg);
+				return 64;
+			}
+			break;
+		case 'W':
+			if (parse_count(optarg, 3600, &a.sweep_interval_s) || a.sweep_interval_s == 0) {
+				fprintf(stderr, "rookery: --sweep-seconds must be a number from 1 to 3600, not \"%s\"\n", optarg);
 				return 64;
 			}
 			break;

@@ -90,7 +90,7 @@ static void *worker(void *arg)
 	pthread_mutex_lock(&s->mu);
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	while (!s->stopping) {
-		until.tv_sec += LIMIT_SWEEP_INTERVAL_S;
+		until.tv_sec += s->app->sweep_interval_s ? s->app->sweep_interval_s : LIMIT_SWEEP_INTERVAL_S;
 		while (!s->stopping && pthread_cond_timedwait(&s->cv, &s->mu, &until) == 0)
 			;
 		if (s->stopping)

@@ -36,7 +36,8 @@ CAT = ("Cat", "cat@players.test")
 DAN = ("Dan", "dan@players.test")
 EVE = ("Eve", "eve@players.test")
 # How long a digest may take to come once its hour has begun: a sweep interval, and room for a slow build.
-DIGEST_WAIT = blackbox.LIMITS["LIMIT_SWEEP_INTERVAL_S"] * 2 + 30
+SWEEP_S = 2             # the daemons here look for digests due this often (serve --sweep-seconds)
+DIGEST_WAIT = SWEEP_S * 2 + 30
 PREFS_FORM = re.compile(r'<form method="post" action="(/mail/stop/[^"]+)">\s*<input type="hidden" name="csrf" '
                         r'value="([0-9a-f]+)">\s*<fieldset>\s*<legend>How much mail</legend>(.*?)</form>', re.S)
 
@@ -273,7 +274,8 @@ class DigestTests(PrefsCase):
         # Two days ahead of the real time, at 09:50 UTC.
         self.day = int(time.time()) // 86400 + 2
         self.clock = FakeClock(self.tmp, self.at(0, 9, 50))
-        self.d = Daemon("--reply-domain", "play.example.org", "--mail-retry", "1", workdir=self.tmp)
+        self.d = Daemon("--reply-domain", "play.example.org", "--mail-retry", "1",
+                        "--sweep-seconds", str(SWEEP_S), workdir=self.tmp)
         self.d.extra_env = {**self.clock.env(), "TZ": "UTC"}
         self.d.start()
         self.box = Mailbox(self.d)
