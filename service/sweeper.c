@@ -137,9 +137,9 @@ static int sweep_reminders(app *a, long long now)
 static int (*const jobs[])(app *a, long long now) = {
 	sweep_links,
 	sweep_summaries,
-	sweep_heartbeat,
 	sweep_timeouts,
 	sweep_reminders,
+	sweep_heartbeat,   /* last: a heartbeat at t says a whole sweep ran at t */
 };
 
 /* Run every job once, in the caller's thread. */
