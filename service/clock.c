@@ -3,7 +3,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int clock_days_seconds(double days, double max_days, long long *s)
 {
@@ -160,4 +162,30 @@ void clock_duration_text(long long s, char *out, size_t size)
 const char *clock_type_name(int type)
 {
 	return type == DB_CLOCK_BANK ? "bank" : "per_move";
+}
+
+int clock_give_command(const char *line, char *seat, size_t size, long long *seconds)
+{
+	char w[6][32], extra[2];
+	double n;
+	char *end;
+	size_t len;
+
+	/* Six words and no seventh: give time <n> <unit> to <seat>. */
+	if (sscanf(line, " %31s %31s %31s %31s %31s %31s %1s", w[0], w[1], w[2], w[3], w[4], w[5], extra) != 6 ||
+	    strcasecmp(w[0], "give") || strcasecmp(w[1], "time") || strcasecmp(w[4], "to"))
+		return 0;
+	len = strlen(w[5]);
+	while (len && (w[5][len - 1] == '.' || w[5][len - 1] == '!'))
+		w[5][--len] = 0;
+	snprintf(seat, size, "%s", w[5]);
+	n = strtod(w[2], &end);
+	*seconds = 0;
+	if (end == w[2] || *end || !isfinite(n) || n <= 0 || n > 1e6)
+		return 1;
+	if (!strcasecmp(w[3], "day") || !strcasecmp(w[3], "days"))
+		*seconds = (long long)(n * (double)CLOCK_DAY_S + 0.5);
+	else if (!strcasecmp(w[3], "hour") || !strcasecmp(w[3], "hours"))
+		*seconds = (long long)(n * (double)CLOCK_HOUR_S + 0.5);
+	return 1;
 }

@@ -61,4 +61,12 @@ void clock_duration_text(long long s, char *out, size_t size);
 /* The control's name in the API ("per_move", "bank"). */
 const char *clock_type_name(int type);
 
+/*
+ * Whether line is the mail command "give time <n> day[s]|hour[s] to <seat>"
+ * (any case, spaces, a final full stop): 1 with the seat's name copied into
+ * seat and the amount into *seconds (0 when it is not a number: the gift is
+ * then refused as any bad amount is), or 0 for any other line.
+ */
+int clock_give_command(const char *line, char *seat, size_t size, long long *seconds);
+
 #endif

@@ -1025,7 +1025,7 @@ int game_give_time(app *a, const char *id, int seat, const char *to, long long s
 		goto out;
 	clock_give(g.clock, k, seconds, now);
 	if ((r = db_clock_save(a->db, id, g.clock, &de)) == 0 &&
-	    (r = notify_time_given(a, &g, seat, k, seconds, &de)) == 0)
+	    (r = notify_time_given(a, &g, seat, k, seconds, channel, &de)) == 0)
 		r = db_commit(a->db, &de);
 	if (r) {
 		r = storage_fail(err, &de);

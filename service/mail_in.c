@@ -107,9 +107,14 @@ static int act(app *a, const char *game, int seat, int ply, const char *line, ap
 {
 	const char *action = command_action(line);
 	game_move_done d;
+	char to[32];
+	long long seconds;
 	int r;
 
-	if (action && !strcmp(action, "resign")) {
+	if (clock_give_command(line, to, sizeof to, &seconds)) {
+		r = game_give_time(a, game, seat, to, seconds, "mail", err);
+		snprintf(done, done_size, "gave time to %s", to);
+	} else if (action && !strcmp(action, "resign")) {
 		r = game_resign(a, game, seat, "mail", err);
 		snprintf(done, done_size, "resigned");
 	} else if (action) {

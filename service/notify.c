@@ -591,7 +591,8 @@ int notify_summaries(app *a, long long now, int *sent, db_error *err)
 	return r == DB_E_NOTFOUND ? 0 : r;
 }
 
-int notify_time_given(app *a, const game_loaded *g, int giver, int seat, long long seconds, db_error *err)
+int notify_time_given(app *a, const game_loaded *g, int giver, int seat, long long seconds, const char *channel,
+		      db_error *err)
 {
 	char given[64];
 	long long address;
@@ -599,16 +600,24 @@ int notify_time_given(app *a, const game_loaded *g, int giver, int seat, long lo
 
 	if (!a->mail)
 		return 0;
-	if ((r = seat_may_mail(a, g, seat, "time_given", &address, &ok, err)) || !ok)
-		return r;
-	GString *t = g_string_new(NULL);
 	clock_duration_text(seconds, given, sizeof given);
+	if ((r = seat_may_mail(a, g, seat, "time_given", &address, &ok, err)))
+		return r;
+	if (!ok)
+		return !strcmp(channel, "mail") ? notify_accepted(a, g, giver, "gift of time", err) : 0;
+	GString *t = g_string_new(NULL);
 	g_string_append_printf(t, "Hello %s,\n\n%s (%s) gave you %s more time in %s game %s.\n",
 			       g->rec->seats[seat].name, g->rec->seats[giver].name, g->rules->seat_names[giver],
 			       given, g->rules->title, g->rec->id);
 	append_position(a, g, seat, (game_turn_mask(g) >> seat) & 1, NULL, t);
 	r = queue_to_seat(a, g, seat, "time_given", t->str, address, 0, err);
 	g_string_free(t, TRUE);
+	/* A gift by mail used the giver's reply address: the confirmation brings the next. */
+	if (!r && !strcmp(channel, "mail")) {
+		char *what = xasprintf("gift of %s to %s", given, g->rules->seat_names[seat]);
+		r = notify_accepted(a, g, giver, what, err);
+		free(what);
+	}
 	return r;
 }
 

@@ -60,6 +60,50 @@ LIMIT_NAME = LIMITS["LIMIT_NAME"]
 LIMIT_EMAIL = LIMITS["LIMIT_EMAIL"]
 
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
+FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
+
+
+def faketime_env(offset=None, timestamp_file=None):
+    """The environment that runs the daemon with its clock moved: by offset ("+1d"), or by what
+    timestamp_file says, read again at every look at the clock (see FakeClock)."""
+    env = {
+        "LD_PRELOAD": FAKETIME_LIB,
+        "FAKETIME_NO_CACHE": "1",
+        # The sanitizer runtime must come first among the libraries; libfaketime is preloaded before it.
+        "ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0",
+    }
+    if timestamp_file:
+        env["FAKETIME_TIMESTAMP_FILE"] = timestamp_file
+    else:
+        env["FAKETIME"] = offset
+    return env
+
+
+class FakeClock:
+    """The daemon's clock, moved by the test: a timestamp file holding the offset from the real
+    time in seconds, always ahead of it (the monotonic clock moves with it), rewritten by rename
+    so that the daemon never reads half a file."""
+
+    def __init__(self, workdir, ahead=3600):
+        self.path = os.path.join(workdir, "faketime")
+        self.offset = 0
+        self.set(ahead)
+
+    def set(self, offset):
+        self.offset = int(offset)
+        with open(self.path + ".new", "w") as f:
+            f.write("+%d\n" % self.offset)
+        os.rename(self.path + ".new", self.path)
+
+    def advance(self, seconds):
+        self.set(self.offset + seconds)
+
+    def now(self):
+        """The daemon's time now (unix seconds)."""
+        return time.time() + self.offset
+
+    def env(self):
+        return faketime_env(timestamp_file=self.path)
 CANONICAL_MOVE = re.compile(r"^[CNMGASOcnmgaso] [1-9] [1-9] [1-9] [1-9]( [46])?( / [cnmgasoCNMGASO] [1-9] [1-9])*$")
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 # The seat link a mail carries (the invitation's and each your-move mail's own, not the creator's).

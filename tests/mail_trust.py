@@ -28,7 +28,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import blackbox  # noqa: E402
-from blackbox import Daemon, LIMITS, SANITIZER_MARKS  # noqa: E402
+from blackbox import Daemon, LIMITS, SANITIZER_MARKS, faketime_env  # noqa: E402
 
 DOMAIN = "play.example.org"
 MAIL_WAIT = 20
@@ -36,20 +36,6 @@ ANN = ("Ann", "ann@players.test")        # South
 BEN = ("Ben", "ben@players.test")        # North
 # Knights stepping out and back: Nchess has no draw by repetition (house ruling 18).
 SHUFFLE = ["N 9 2 8 4", "n 1 2 2 4", "N 8 4 9 2", "n 2 4 1 2"]
-
-
-FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
-
-
-def faketime_env(offset):
-    """The environment that runs the daemon with its clock moved by offset ("+1d")."""
-    return {
-        "LD_PRELOAD": FAKETIME_LIB,
-        "FAKETIME": offset,
-        "FAKETIME_NO_CACHE": "1",
-        # The sanitizer runtime must come first among the libraries; libfaketime is preloaded before it.
-        "ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0",
-    }
 
 
 class Mailbox:
