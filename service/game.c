@@ -573,7 +573,7 @@ static int save_clock(app *a, game_loaded *g, unsigned movers, db_error *de)
  * commit. The transaction is the caller's, already open.
  */
 static int store_move(app *a, game_loaded *g, game_move_done *out, const rules_outcome *oc,
-		      const char *channel, app_error *err)
+		      const char *channel, int anytime, app_error *err)
 {
 	db_move rec = {0};
 	db_error de;
@@ -621,7 +621,7 @@ static int store_move(app *a, game_loaded *g, game_move_done *out, const rules_o
 		g->rec->dice_rolled = 1;
 	}
 	if (!r)
-		r = save_clock(a, g, 1u << seat, &de);
+		r = save_clock(a, g, anytime ? 0 : 1u << seat, &de);
 	if (!r)
 		r = notify_moved(a, g, seat, channel, &de);
 	if (!r)
@@ -709,7 +709,8 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 		r = map_rules_error(&re, err);
 		goto out;
 	}
-	r = store_move(a, &g, out, &oc, channel, err);
+	/* An action made at any time (an alliance) is not the seat's turn: its clock goes on. */
+	r = store_move(a, &g, out, &oc, channel, anytime, err);
 out:
 	db_rollback(a->db);
 	game_loaded_free(&g);
@@ -786,7 +787,7 @@ int game_resign(app *a, const char *id, int seat, const char *channel, app_error
 			db_rollback(a->db);
 		} else {
 			snprintf(done.move, sizeof done.move, "resign");
-			r = store_move(a, &g, &done, &oc, channel, err);
+			r = store_move(a, &g, &done, &oc, channel, 0, err);
 			db_rollback(a->db);
 		}
 		game_loaded_free(&g);
@@ -935,7 +936,7 @@ static int timeout_leaves(app *a, game_loaded *g, int seat, app_error *err)
 	memcpy(oc.note + len, why, sizeof oc.note - len - 1);
 	oc.note[sizeof oc.note - 1] = 0;
 	snprintf(done.move, sizeof done.move, "resign");
-	return store_move(a, g, &done, &oc, "clock", err);
+	return store_move(a, g, &done, &oc, "clock", 0, err);
 }
 
 /* A game that ends when the seat resigns: it is lost on time, as its rules' resignation ranks it. */
@@ -987,9 +988,16 @@ int game_timeout(app *a, const char *id, int seat, long long now, app_error *err
 		return r == E_GAME_OVER ? 0 : r;
 	/* Checked again inside the transaction: a move or a gift may have come first. */
 	if (g.clock && seat < g.clock->nseats && g.clock->seats[seat].deadline &&
-	    g.clock->seats[seat].deadline <= now && (game_turn_mask(&g) & (1u << seat))) {
-		log_event("game %s: %s ran out of time", id, g.rules->seat_names[seat]);
-		r = g.rules->resign ? timeout_leaves(a, &g, seat, err) : timeout_ends(a, &g, seat, err);
+	    g.clock->seats[seat].deadline <= now) {
+		if (game_turn_mask(&g) & (1u << seat)) {
+			log_event("game %s: %s ran out of time", id, g.rules->seat_names[seat]);
+			r = g.rules->resign ? timeout_leaves(a, &g, seat, err) : timeout_ends(a, &g, seat, err);
+		} else {
+			/* A clock that runs for a seat the game does not wait for stands (and leaves the list). */
+			db_error de;
+			if (save_clock(a, &g, 0, &de) || db_commit(a->db, &de))
+				r = storage_fail(err, &de);
+		}
 	}
 	db_rollback(a->db);
 	game_loaded_free(&g);

@@ -223,6 +223,23 @@ class ClockStateTests(ClockCase):
         self.assertEqual(r.status, 201, r)
         self.d.secrets.update(re.findall(r"\?seat=([A-Za-z0-9_-]+)", r.text))
 
+    def test_actions_at_any_time_do_not_reset_the_clock(self):
+        # Civil War's alliances may be declared at any time, by the army to move too: that is not
+        # its move, so its per-move clock must not start afresh (nor a bank gain its increment).
+        for clock in ({"type": "per_move", "days": 1}, {"type": "bank", "days": 1, "increment_days": 1, "max_days": 5}):
+            gid, tokens = self.create(clock, variant="civil-war", seats=tuple((s, None) for s in CW_SEATS))
+            g = self.d.game(gid)
+            first = g["turn"][0]
+            deadline = self.seat_clock(g, first)["deadline"]
+            self.clock.advance(6 * HOUR)
+            view = self.d.game(gid, token=tokens[first])
+            ally = next(m["move"] for m in view["legal"] if m["move"].startswith("ally "))
+            r = self.d.move(gid, tokens[first], ally, view["ply"])
+            self.assertEqual(r.status, 201, r)
+            g = self.d.game(gid)
+            self.assertEqual(g["turn"], [first])
+            self.assertEqual(self.seat_clock(g, first)["deadline"], deadline, clock)
+
     def test_clocks_of_games_ended_otherwise_stop(self):
         gid, tokens = self.create({"type": "per_move", "days": 1}, seats=(("A", None), ("B", None)))
         self.assertEqual(self.d.post(f"/api/games/{gid}/resign", token=tokens["South"]).status, 200)
