@@ -349,6 +349,12 @@ static json_t *client_seed(const db_seat *s)
 	return s->client_seed ? json_string(s->client_seed) : json_null();
 }
 
+/* Seconds as days for the API: a whole number when whole (3, not 3.0), else a fraction. */
+static json_t *days_json(long long s)
+{
+	return s % CLOCK_DAY_S ? json_real((double)s / CLOCK_DAY_S) : json_integer(s / CLOCK_DAY_S);
+}
+
 json_t *view_clock(const game_loaded *g, long long now)
 {
 	const db_clock *c = g->clock;
@@ -365,10 +371,10 @@ json_t *view_clock(const game_loaded *g, long long now)
 			"deadline", c->seats[i].deadline ? json_string(at) : json_null(),
 			"vacation_until", json_null()));
 	}
-	o = json_pack("{s:s, s:f}", "type", clock_type_name(c->type), "days", (double)c->base_s / CLOCK_DAY_S);
+	o = json_pack("{s:s, s:o}", "type", clock_type_name(c->type), "days", days_json(c->base_s));
 	if (c->type == DB_CLOCK_BANK) {
-		json_object_set_new(o, "increment_days", json_real((double)c->increment_s / CLOCK_DAY_S));
-		json_object_set_new(o, "max_days", json_real((double)c->max_s / CLOCK_DAY_S));
+		json_object_set_new(o, "increment_days", days_json(c->increment_s));
+		json_object_set_new(o, "max_days", days_json(c->max_s));
 	}
 	json_object_set_new(o, "seats", seats);
 	return o;

@@ -161,6 +161,7 @@ class ClockStateTests(ClockCase):
         gid, tokens = self.create({"type": "per_move", "days": 3}, seats=(("A", None), ("B", None)))
         c = self.d.game(gid)["clock"]
         self.assertEqual((c["type"], c["days"]), ("per_move", 3))
+        self.assertIsInstance(c["days"], int)                    # as it was asked for: 3, not 3.0
         self.assertEqual([s["seat"] for s in c["seats"]], ["South", "North"])
         south, north = c["seats"]
         self.assertRegex(south["deadline"], ISO)
