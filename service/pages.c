@@ -318,18 +318,25 @@ static json_t *history_model(app *a, const game_loaded *g, int viewer, int from,
 
 /*
  * What the page's live updates compare: a game page is stale once the ply,
- * the status or the draw offer changed. play.js builds the same text from
+ * the status, the draw offer or a deadline changed. play.js builds the same text from
  * GET /api/games/{id}.
  */
 static json_t *state_key(const game_loaded *g)
 {
-	char key[160];
+	char key[320];
 	int n = snprintf(key, sizeof key, "%d|%s|%s|", g->rec->ply, g->rec->over ? "over" : "running",
 			 g->rec->draw_offer >= 0 ? g->rules->seat_names[g->rec->draw_offer] : "");
 
 	for (int i = 0; g->rec->draw_offer >= 0 && i < g->rules->nseats; i++)
 		if (g->rec->draw_accepts & (1u << i))
 			n += snprintf(key + n, sizeof key - (size_t)n, "%s,", g->rules->seat_names[i]);
+	/* A gift of time moves a deadline without a move. */
+	for (int i = 0; g->clock && i < g->clock->nseats; i++) {
+		char at[32] = "";
+		if (g->clock->seats[i].deadline)
+			clock_iso(g->clock->seats[i].deadline, at);
+		n += snprintf(key + n, sizeof key - (size_t)n, "|%s", at);
+	}
 	return json_string(key);
 }
 

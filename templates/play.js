@@ -286,7 +286,8 @@
 	/* The same text the page carries in data-state (see state_key in pages.c). */
 	function stateOf(game) {
 		return game.ply + '|' + game.status + '|' + (game.draw_offer || '') + '|' +
-			(game.draw_offer ? game.draw_accepted_by.map(function (s) { return s + ','; }).join('') : '');
+			(game.draw_offer ? game.draw_accepted_by.map(function (s) { return s + ','; }).join('') : '') +
+			(game.clock ? game.clock.seats.map(function (s) { return '|' + (s.deadline || ''); }).join('') : '');
 	}
 
 	function schedulePoll() {
