@@ -14,6 +14,7 @@ that days pass in seconds; nobody opens the games while their time runs out:
 
 Python standard library only.
 """
+import calendar
 import os
 import re
 import sqlite3
@@ -40,7 +41,7 @@ CW_SEATS = ("South", "West", "North", "East")
 
 
 def iso_time(s):
-    return int(time.mktime(time.strptime(s, "%Y-%m-%dT%H:%M:%SZ")) - time.timezone)
+    return calendar.timegm(time.strptime(s, "%Y-%m-%dT%H:%M:%SZ"))
 
 
 def text_of(msg):
