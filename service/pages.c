@@ -718,9 +718,9 @@ void page_rules(http_request *req, http_response *res)
 	if (!g)
 		return http_reply_error(req, res, E_NOT_FOUND, "there is no game by that name");
 	snprintf(name, sizeof name, "rules-%s.html", g->id);
-	page_render(req, res, 200, name, json_pack("{s:s, s:s, s:i, s:s, s:i}", "title", g->title,
+	page_render(req, res, 200, name, json_pack("{s:s, s:s, s:i, s:s, s:i, s:b}", "title", g->title,
 		"id", g->id, "rules_version", g->version, "choice_help", g->choice_help,
-		"ply_limit", game_ply_limit(g)));
+		"ply_limit", game_ply_limit(g), "leaves_on_time", g->resign != NULL));
 }
 
 void page_asset(http_request *req, http_response *res)

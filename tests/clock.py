@@ -242,6 +242,10 @@ class ClockStateTests(ClockCase):
             self.assertEqual(g["turn"], [first])
             self.assertEqual(self.seat_clock(g, first)["deadline"], deadline, clock)
 
+    def test_rules_pages_tell_what_running_out_does(self):
+        self.assertIn("loses\nthe game on time", self.d.get("/rules/nchess").text)
+        self.assertIn("leaves the game as if\nthey had resigned", self.d.get("/rules/civil-war").text)
+
     def test_clocks_of_games_ended_otherwise_stop(self):
         gid, tokens = self.create({"type": "per_move", "days": 1}, seats=(("A", None), ("B", None)))
         self.assertEqual(self.d.post(f"/api/games/{gid}/resign", token=tokens["South"]).status, 200)
