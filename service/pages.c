@@ -379,10 +379,11 @@ static json_t *clock_model(const game_loaded *g)
 	const db_clock *c = g->clock;
 	long long now = (long long)time(NULL);
 	char base[32], inc[32], max[32], control[160];
-	json_t *seats = json_array();
+	json_t *seats;
 
 	if (!c)
 		return json_null();
+	seats = json_array();
 	days_text(c->base_s, base, sizeof base);
 	days_text(c->increment_s, inc, sizeof inc);
 	days_text(c->max_s, max, sizeof max);
