@@ -212,6 +212,37 @@ static void durations(void **state)
 	assert_string_equal(out, "0 minutes");
 }
 
+static void give_command(void **state)
+{
+	char seat[32];
+	long long s;
+	(void)state;
+
+	assert_int_equal(clock_give_command("give time 1 day to North", seat, sizeof seat, &s), 1);
+	assert_string_equal(seat, "North");
+	assert_int_equal(s, DAY);
+	assert_int_equal(clock_give_command("  Give  TIME 2 days to south.", seat, sizeof seat, &s), 1);
+	assert_string_equal(seat, "south");
+	assert_int_equal(s, 2 * DAY);
+	assert_int_equal(clock_give_command("give time 12 hours to East!", seat, sizeof seat, &s), 1);
+	assert_int_equal(s, 12 * HOUR);
+	assert_int_equal(clock_give_command("give time 0.5 days to West", seat, sizeof seat, &s), 1);
+	assert_int_equal(s, DAY / 2);
+	/* A command with a bad amount is still the command: the gift is refused with its reason. */
+	assert_int_equal(clock_give_command("give time lots days to North", seat, sizeof seat, &s), 1);
+	assert_int_equal(s, 0);
+	assert_int_equal(clock_give_command("give time 1 week to North", seat, sizeof seat, &s), 1);
+	assert_int_equal(s, 0);
+	assert_int_equal(clock_give_command("give time nan days to North", seat, sizeof seat, &s), 1);
+	assert_int_equal(s, 0);
+	/* Anything else is a move or another command. */
+	assert_int_equal(clock_give_command("give time 1 day to North now", seat, sizeof seat, &s), 0);
+	assert_int_equal(clock_give_command("give time 1 day North", seat, sizeof seat, &s), 0);
+	assert_int_equal(clock_give_command("resign", seat, sizeof seat, &s), 0);
+	assert_int_equal(clock_give_command("S 7 1 6 1", seat, sizeof seat, &s), 0);
+	assert_int_equal(clock_give_command("", seat, sizeof seat, &s), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +253,7 @@ int main(void)
 		cmocka_unit_test(reminders),
 		cmocka_unit_test(utc_dates_and_leap_days),
 		cmocka_unit_test(durations),
+		cmocka_unit_test(give_command),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
