@@ -306,4 +306,52 @@ int db_seat_link_find(db *d, const unsigned char hash[DB_HASH_BYTES], char **gam
 /* Count of rows in games, for tests and the demo. */
 int db_game_count(db *d, int *count, db_error *err);
 
+/* ---- clocks (db_clock.c) ---- */
+
+enum db_clock_type { DB_CLOCK_NONE, DB_CLOCK_PER_MOVE, DB_CLOCK_BANK };
+enum { DB_CLOCK_REMINDED_DAY = 1, DB_CLOCK_REMINDED_LAST = 2 };
+
+/* One seat's clock; times are unix seconds, 0 for "none" (SQL NULL). */
+typedef struct db_seat_clock {
+	long long remaining_s;    /* the seat's time when its clock started, or its time now when stopped */
+	long long running_since;  /* when the clock started; 0 when stopped */
+	long long deadline;       /* when the seat runs out; 0 when the game does not wait for it */
+	int reminded;             /* DB_CLOCK_REMINDED_* bits, for this deadline */
+	long long paused_until;   /* room for vacations; 0 */
+} db_seat_clock;
+
+/* A game's time control and its seats' clocks. */
+typedef struct db_clock {
+	int type;                 /* enum db_clock_type */
+	long long base_s, increment_s, max_s;
+	int nseats;
+	db_seat_clock seats[DB_MAX_SEATS];
+} db_clock;
+
+/* Store a new game's time control and its seats' clocks (the game row exists). */
+int db_clock_insert(db *d, const char *game_id, const db_clock *c, db_error *err);
+/* A game's clock, or DB_E_NOTFOUND for a game without one. */
+int db_clock_load(db *d, const char *game_id, db_clock *out, db_error *err);
+/* Store the seats' clocks of c. */
+int db_clock_save(db *d, const char *game_id, const db_clock *c, db_error *err);
+
+/* A seat of a running game whose clock needs a look. */
+typedef struct db_clock_due {
+	char game_id[33];
+	int seat;
+} db_clock_due;
+/*
+ * Up to max seats of running games whose deadline is at or before now
+ * (timeouts), earliest first; *n how many.
+ */
+int db_clocks_expired(db *d, long long now, db_clock_due *out, int max, int *n, db_error *err);
+/*
+ * Up to max seats of running games owed a reminder at now: a day left of more
+ * than a day, or the last tenth (at least an hour) of their time, not yet
+ * sent for this deadline (the same rule as clock_reminder_due); *n how many.
+ */
+int db_clocks_remind(db *d, long long now, db_clock_due *out, int max, int *n, db_error *err);
+/* Move every running clock's start and deadline on by by seconds (an outage); *count: how many. */
+int db_clocks_extend(db *d, long long by, int *count, db_error *err);
+
 #endif

@@ -57,17 +57,22 @@ void api_create_game(http_request *req, http_response *res)
 	game_created created;
 	app_error err = {0};
 	json_error_t je;
-	json_t *body, *jseats, *s, *out_seats;
+	json_t *body, *jseats, *s, *out_seats, *jclock = NULL;
+	game_clock_in clock;
 	const char *variant;
 	char client[64];
 	size_t i, n;
 
 	if (http_json_body(req, &body, &err))
 		return reply_err(req, res, &err);
-	if (json_unpack_ex(body, &je, JSON_STRICT, "{s:s, s:o}", "variant", &variant, "seats", &jseats)) {
-		app_fail(&err, E_BAD_REQUEST, "expected {\"variant\": string, \"seats\": [...]}: %s", je.text);
+	if (json_unpack_ex(body, &je, JSON_STRICT, "{s:s, s:o, s?o}", "variant", &variant, "seats", &jseats,
+			   "clock", &jclock)) {
+		app_fail(&err, E_BAD_REQUEST, "expected {\"variant\": string, \"seats\": [...], \"clock\": {...}}: %s",
+			 je.text);
 		goto out;
 	}
+	if (game_clock_parse(jclock, &clock, &err))
+		goto out;
 	if (!json_is_array(jseats) || (n = json_array_size(jseats)) == 0 || n > RULES_MAX_SEATS) {
 		app_fail(&err, E_BAD_REQUEST, "seats must be an array of 1 to %d seats", RULES_MAX_SEATS);
 		goto out;
@@ -82,7 +87,7 @@ void api_create_game(http_request *req, http_response *res)
 		}
 	}
 	http_client_address(req, client, sizeof client);
-	if (game_create(req->app, client, variant, seats, (int)n, &created, &err))
+	if (game_create_timed(req->app, client, variant, seats, (int)n, &clock, &created, &err))
 		goto out;
 
 	const rules_game *rg = rules_find(variant, 0);
@@ -306,4 +311,30 @@ void api_get_dice(http_request *req, http_response *res)
 	if (!d)
 		return reply_err(req, res, &err);
 	http_reply_json(res, 200, d);
+}
+
+void api_clock(http_request *req, http_response *res)
+{
+	app_error err = {0};
+	json_error_t je;
+	json_t *body, *days;
+	const char *to;
+	long long seconds;
+
+	if (http_json_body(req, &body, &err))
+		return reply_err(req, res, &err);
+	if (json_unpack_ex(body, &je, JSON_STRICT, "{s:{s:s, s:o}}", "give", "seat", &to, "days", &days)) {
+		json_decref(body);
+		return http_reply_error(req, res, E_BAD_REQUEST, "expected {\"give\": {\"seat\": string, \"days\": number}}");
+	}
+	if (!json_is_number(days) || clock_days_seconds(json_number_value(days), LIMIT_CLOCK_GIVE_DAYS_MAX, &seconds))
+		app_fail(&err, E_BAD_CLOCK, "days must be a number from 1/24 (an hour) to %d", LIMIT_CLOCK_GIVE_DAYS_MAX);
+	else
+		owner_acted(req);
+	if (!err.code)
+		game_give_time(req->app, req->params[0], req->auth_seat, to, seconds, "api", &err);
+	json_decref(body);
+	if (err.code)
+		return reply_err(req, res, &err);
+	reply_state(req, res);
 }

@@ -27,4 +27,7 @@ int api_page_query(http_request *req, int *from, int *limit, app_error *err);
 /* The seat link of a token: <base>/games/<id>?seat=<token>. Caller frees. */
 char *api_seat_url(app *a, const char *game_id, const char *token);
 
+/* POST /api/games/{id}/clock: {"give": {"seat": "North", "days": 1}} gives another seat time (seat token). */
+void api_clock(http_request *req, http_response *res);
+
 #endif

@@ -31,6 +31,8 @@ static const struct {
 	[-E_URI_TOO_LONG] = {"uri_too_long", 414},
 	[-E_RATE_LIMITED] = {"rate_limited", 429},
 	[-E_SEEDS_FIXED] = {"seeds_fixed", 409},
+	[-E_BAD_CLOCK] = {"bad_clock", 422},
+	[-E_NO_CLOCK] = {"no_clock", 409},
 };
 
 int app_fail(app_error *err, int code, const char *fmt, ...)

@@ -26,7 +26,9 @@ enum app_code {
 	E_URI_TOO_LONG = -20,
 	E_RATE_LIMITED = -21,   /* too many requests of this kind lately */
 	E_SEEDS_FIXED = -22,    /* the dice have rolled: client seeds can no longer change */
-	E_CODE_COUNT_ = 23
+	E_BAD_CLOCK = -23,      /* a time control or a gift of time that cannot be */
+	E_NO_CLOCK = -24,       /* the game has no clock */
+	E_CODE_COUNT_ = 25
 };
 
 typedef struct app_error {

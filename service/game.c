@@ -9,6 +9,7 @@
 #include "xalloc.h"
 
 #include <ctype.h>
+#include <glib.h>
 #include <jansson.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -142,6 +143,71 @@ static int limit_creation(app *a, const char *client, const game_seat_in *seats,
 int game_create(app *a, const char *client, const char *variant, const game_seat_in *seats, int nseats,
 		game_created *out, app_error *err)
 {
+	return game_create_timed(a, client, variant, seats, nseats, NULL, out, err);
+}
+
+/* Days of field name in j (absent: *s stays 0 unless required), within [1/24, max] days. */
+static int clock_days_field(const json_t *j, const char *name, double max, int required, long long *s,
+			    app_error *err)
+{
+	const json_t *v = json_object_get(j, name);
+
+	if (!v && !required)
+		return 0;
+	if (!json_is_number(v) || clock_days_seconds(json_number_value(v), max, s))
+		return app_fail(err, E_BAD_CLOCK, "clock: %s must be a number of days from 1/24 (an hour) to %g",
+				name, max);
+	return 0;
+}
+
+int game_clock_parse(const json_t *j, game_clock_in *out, app_error *err)
+{
+	const char *type = json_string_value(json_object_get(j, "type"));
+	const char *key;
+	json_t *v;
+	int r, bank;
+
+	memset(out, 0, sizeof *out);
+	if (!j || json_is_null(j))
+		return 0;
+	if (!json_is_object(j) || !type || (strcmp(type, "per_move") && strcmp(type, "bank")))
+		return app_fail(err, E_BAD_CLOCK, "clock must be {\"type\": \"per_move\", \"days\": ...} or "
+				"{\"type\": \"bank\", \"days\": ..., \"increment_days\": ..., \"max_days\": ...}");
+	bank = !strcmp(type, "bank");
+	json_object_foreach((json_t *)j, key, v)
+		if (strcmp(key, "type") && strcmp(key, "days") &&
+		    (!bank || (strcmp(key, "increment_days") && strcmp(key, "max_days"))))
+			return app_fail(err, E_BAD_CLOCK, "clock: a %s clock has no field \"%.40s\"", type, key);
+	out->type = bank ? DB_CLOCK_BANK : DB_CLOCK_PER_MOVE;
+	if ((r = clock_days_field(j, "days", LIMIT_CLOCK_DAYS_MAX, 1, &out->base_s, err)))
+		return r;
+	if (!bank)
+		return 0;
+	if ((r = clock_days_field(j, "increment_days", LIMIT_CLOCK_INCREMENT_DAYS_MAX, 0, &out->increment_s, err)) ||
+	    (r = clock_days_field(j, "max_days", LIMIT_CLOCK_DAYS_MAX, 0, &out->max_s, err)))
+		return r;
+	if (!json_object_get(j, "max_days"))
+		out->max_s = out->base_s;
+	if (out->max_s < out->base_s)
+		return app_fail(err, E_BAD_CLOCK, "clock: max_days must be at least days");
+	return 0;
+}
+
+/* The clocks of a game just inserted: stopped, then started for the seats its first position waits for. */
+static int insert_clock(app *a, const char *id, const game_clock_in *in, int nseats, unsigned turn, db_error *de)
+{
+	db_clock c;
+
+	if (!in || in->type == DB_CLOCK_NONE)
+		return 0;
+	clock_init(&c, in->type, in->base_s, in->increment_s, in->max_s, nseats);
+	clock_sync(&c, turn, 0, (long long)time(NULL));
+	return db_clock_insert(a->db, id, &c, de);
+}
+
+int game_create_timed(app *a, const char *client, const char *variant, const game_seat_in *seats, int nseats,
+		      const game_clock_in *clock, game_created *out, app_error *err)
+{
 	const rules_game *rg = rules_find(variant, 0);
 	unsigned char hashes[RULES_MAX_SEATS][DB_HASH_BYTES];
 	rules_position *pos = NULL;
@@ -192,6 +258,8 @@ int game_create(app *a, const char *client, const char *variant, const game_seat
 		if ((r = db_begin(a->db, &de)))
 			break;
 		r = db_game_insert(a->db, &g, (const unsigned char (*)[DB_HASH_BYTES])hashes, &de);
+		if (!r)
+			r = insert_clock(a, out->id, clock, nseats, rg->turn(pos), &de);
 		if (!r)
 			r = queue_invitations(a, out, &de);
 		if (!r)
@@ -255,6 +323,14 @@ int game_load(app *a, const char *id, game_loaded *out, app_error *err)
 		r = app_fail(err, E_INTERNAL, "game %s cannot be read", id);
 		goto fail;
 	}
+	out->clock = xmalloc(sizeof *out->clock);
+	if ((r = db_clock_load(a->db, id, out->clock, &de)) == DB_E_NOTFOUND) {
+		free(out->clock);
+		out->clock = NULL;
+	} else if (r) {
+		r = storage_fail(err, &de);
+		goto fail;
+	}
 	return 0;
 fail:
 	game_loaded_free(out);
@@ -265,6 +341,7 @@ void game_loaded_free(game_loaded *g)
 {
 	if (g->pos)
 		g->rules->free_position(g->pos);
+	free(g->clock);
 	db_game_free(g->rec);
 	memset(g, 0, sizeof *g);
 }
@@ -478,12 +555,25 @@ static char *places_json(const rules_gesture *gesture)
 }
 
 /*
+ * After a change to g (its record already updated): the clocks of the seats
+ * it now waits for run, the others stand (clock_sync); movers just moved.
+ * Stored in the change's transaction, before its mails, which state the deadlines.
+ */
+static int save_clock(app *a, game_loaded *g, unsigned movers, db_error *de)
+{
+	if (!g->clock)
+		return 0;
+	clock_sync(g->clock, game_turn_mask(g), movers, (long long)time(NULL));
+	return db_clock_save(a->db, g->rec->id, g->clock, de);
+}
+
+/*
  * Store what just changed g->pos: the move row (out->move by out->seat, with
  * its note, dice and secrecy), the game's new state and its mails; then
  * commit. The transaction is the caller's, already open.
  */
 static int store_move(app *a, game_loaded *g, game_move_done *out, const rules_outcome *oc,
-		      const char *channel, app_error *err)
+		      const char *channel, int anytime, app_error *err)
 {
 	db_move rec = {0};
 	db_error de;
@@ -530,6 +620,8 @@ static int store_move(app *a, game_loaded *g, game_move_done *out, const rules_o
 		r = db_game_mark_rolled(a->db, g->rec->id, &de);
 		g->rec->dice_rolled = 1;
 	}
+	if (!r)
+		r = save_clock(a, g, anytime ? 0 : 1u << seat, &de);
 	if (!r)
 		r = notify_moved(a, g, seat, channel, &de);
 	if (!r)
@@ -617,7 +709,8 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 		r = map_rules_error(&re, err);
 		goto out;
 	}
-	r = store_move(a, &g, out, &oc, channel, err);
+	/* An action made at any time (an alliance) is not the seat's turn: its clock goes on. */
+	r = store_move(a, &g, out, &oc, channel, anytime, err);
 out:
 	db_rollback(a->db);
 	game_loaded_free(&g);
@@ -652,6 +745,8 @@ static int finish_action(app *a, game_loaded *g, int seat, const char *action,
 	r = db_action_append(a->db, g->rec->id, g->rec->ply, seat, action, channel, now, &de);
 	if (!r)
 		r = db_game_save_state(a->db, g->rec, &de);
+	if (!r)
+		r = save_clock(a, g, 0, &de);
 	if (!r)
 		r = notify_action(a, g, seat, action, channel, &de);
 	if (!r)
@@ -692,7 +787,7 @@ int game_resign(app *a, const char *id, int seat, const char *channel, app_error
 			db_rollback(a->db);
 		} else {
 			snprintf(done.move, sizeof done.move, "resign");
-			r = store_move(a, &g, &done, &oc, channel, err);
+			r = store_move(a, &g, &done, &oc, channel, 0, err);
 			db_rollback(a->db);
 		}
 		game_loaded_free(&g);
@@ -798,6 +893,183 @@ int game_set_client_seed(app *a, const char *id, int seat, const char *client_se
 	db_rollback(a->db);
 	if (!r)
 		log_event("game %s: %s set a client seed via %s", id, g.rules->seat_names[seat], channel);
+	game_loaded_free(&g);
+	return r;
+}
+
+/* The resignation's summary told as a loss on time: "X wins: Y resigned" becomes "X wins on time: Y ran out of time". */
+static void time_summary(const char *resigned, char *out, size_t size)
+{
+	const char *wins = strstr(resigned, "wins: "), *res = strstr(resigned, "resigned");
+	GString *s = g_string_new(NULL);
+
+	for (const char *p = resigned; *p;) {
+		if (p == wins) {
+			g_string_append(s, "wins on time: ");
+			p += strlen("wins: ");
+		} else if (p == res) {
+			g_string_append(s, "ran out of time");
+			p += strlen("resigned");
+		} else {
+			g_string_append_c(s, *p++);
+		}
+	}
+	snprintf(out, size, "%s", s->str);
+	g_string_free(s, TRUE);
+}
+
+/* A game that goes on without the seat: it leaves as by its rules' resignation, the note says why. */
+static int timeout_leaves(app *a, game_loaded *g, int seat, app_error *err)
+{
+	rules_outcome oc = {0};
+	rules_error re;
+	game_move_done done = {.ply = g->rec->ply, .seat = seat};
+	char why[sizeof oc.note];
+	const char *said = "ran out of time";
+
+	if (g->rules->resign(g->pos, seat, &oc, &re))
+		return map_rules_error(&re, err);
+	/* The reason first; the rules' note (where the army went) after it, cut short if need be. */
+	memcpy(why, oc.note, sizeof why);
+	snprintf(oc.note, sizeof oc.note, "%s%s", said, *why ? "; " : "");
+	size_t len = strlen(oc.note);
+	memcpy(oc.note + len, why, sizeof oc.note - len - 1);
+	oc.note[sizeof oc.note - 1] = 0;
+	snprintf(done.move, sizeof done.move, "resign");
+	return store_move(a, g, &done, &oc, "clock", 0, err);
+}
+
+/* A game that ends when the seat resigns: it is lost on time, as its rules' resignation ranks it. */
+static int timeout_ends(app *a, game_loaded *g, int seat, app_error *err)
+{
+	rules_result res = {0};
+	db_error de;
+	char now[32];
+	int r;
+
+	if (g->rules->resign_result) {
+		rules_result resigned;
+		g->rules->resign_result(g->pos, seat, &resigned);
+		res = resigned;
+		time_summary(resigned.summary, res.summary, sizeof res.summary);
+	} else {
+		res.over = 1;
+		for (int i = 0; i < g->rules->nseats; i++)
+			res.rank[i] = i == seat ? g->rules->nseats : 1;
+		if (g->rules->nseats == 2)
+			snprintf(res.summary, sizeof res.summary, "%s wins on time: %s ran out of time",
+				 g->rules->seat_names[1 - seat], g->rules->seat_names[seat]);
+		else
+			snprintf(res.summary, sizeof res.summary, "%s ran out of time", g->rules->seat_names[seat]);
+	}
+	record_result(g->rec, &res, g->rules->nseats);
+	app_now(now);
+	free(g->rec->updated_at);
+	g->rec->updated_at = xstrdup(now);
+	r = db_game_save_state(a->db, g->rec, &de);
+	if (!r)
+		r = save_clock(a, g, 0, &de);
+	if (!r)
+		r = notify_action(a, g, seat, "time", "clock", &de);
+	if (!r)
+		r = db_commit(a->db, &de);
+	if (r)
+		return storage_fail(err, &de);
+	log_event("game %s over: %s", g->rec->id, g->rec->result);
+	return 0;
+}
+
+int game_timeout(app *a, const char *id, int seat, long long now, app_error *err)
+{
+	game_loaded g;
+	int r;
+
+	if ((r = begin_action(a, id, &g, err)))
+		return r == E_GAME_OVER ? 0 : r;
+	/* Checked again inside the transaction: a move or a gift may have come first. */
+	if (g.clock && seat < g.clock->nseats && g.clock->seats[seat].deadline &&
+	    g.clock->seats[seat].deadline <= now) {
+		if (game_turn_mask(&g) & (1u << seat)) {
+			log_event("game %s: %s ran out of time", id, g.rules->seat_names[seat]);
+			r = g.rules->resign ? timeout_leaves(a, &g, seat, err) : timeout_ends(a, &g, seat, err);
+		} else {
+			/* A clock that runs for a seat the game does not wait for stands (and leaves the list). */
+			db_error de;
+			if (save_clock(a, &g, 0, &de) || db_commit(a->db, &de))
+				r = storage_fail(err, &de);
+		}
+	}
+	db_rollback(a->db);
+	game_loaded_free(&g);
+	return r;
+}
+
+int game_give_time(app *a, const char *id, int seat, const char *to, long long seconds,
+		   const char *channel, app_error *err)
+{
+	long long now = (long long)time(NULL);
+	game_loaded g;
+	db_error de;
+	char said[64];
+	int r, k = -1;
+
+	if (seconds < CLOCK_HOUR_S || seconds > LIMIT_CLOCK_GIVE_DAYS_MAX * CLOCK_DAY_S)
+		return app_fail(err, E_BAD_CLOCK, "give from 1/24 of a day (an hour) to %d days",
+				LIMIT_CLOCK_GIVE_DAYS_MAX);
+	if ((r = begin_action(a, id, &g, err)))
+		return r;
+	for (int i = 0; to && i < g.rules->nseats; i++)
+		if (!strcasecmp(to, g.rules->seat_names[i]))
+			k = i;
+	if (!g.clock)
+		r = app_fail(err, E_NO_CLOCK, "this game has no clock");
+	else if (k < 0)
+		r = app_fail(err, E_BAD_REQUEST, "%s has no seat \"%.40s\"", g.rules->title, to ? to : "");
+	else if (k == seat)
+		r = app_fail(err, E_BAD_CLOCK, "time is given to another seat, not to your own");
+	else if (!(seats_in_play(&g) & (1u << k)))
+		r = app_fail(err, E_BAD_CLOCK, "%s is out of the game", g.rules->seat_names[k]);
+	if (r)
+		goto out;
+	clock_give(g.clock, k, seconds, now);
+	if ((r = db_clock_save(a->db, id, g.clock, &de)) == 0 &&
+	    (r = notify_time_given(a, &g, seat, k, seconds, channel, &de)) == 0)
+		r = db_commit(a->db, &de);
+	if (r) {
+		r = storage_fail(err, &de);
+		goto out;
+	}
+	clock_duration_text(seconds, said, sizeof said);
+	log_event("game %s: %s gave %s %s via %s", id, g.rules->seat_names[seat], g.rules->seat_names[k], said,
+		  channel);
+out:
+	db_rollback(a->db);
+	game_loaded_free(&g);
+	return r;
+}
+
+int game_remind(app *a, const char *id, int seat, long long now, int *sent, app_error *err)
+{
+	game_loaded g;
+	db_error de;
+	int r, due;
+
+	*sent = 0;
+	if ((r = begin_action(a, id, &g, err)))
+		return r == E_GAME_OVER ? 0 : r;
+	due = g.clock && seat < g.clock->nseats ? clock_reminder_due(g.clock, seat, now) : 0;
+	if (due) {
+		/* The last reminder makes the day's one pointless: each goes at most once a deadline. */
+		g.clock->seats[seat].reminded |= due == DB_CLOCK_REMINDED_LAST ?
+			DB_CLOCK_REMINDED_LAST | DB_CLOCK_REMINDED_DAY : due;
+		if ((r = db_clock_save(a->db, id, g.clock, &de)) == 0 && (r = notify_reminder(a, &g, seat, &de)) == 0)
+			r = db_commit(a->db, &de);
+		if (r)
+			r = storage_fail(err, &de);
+		else
+			*sent = 1;
+	}
+	db_rollback(a->db);
 	game_loaded_free(&g);
 	return r;
 }

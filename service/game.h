@@ -3,9 +3,12 @@
 #define ROOKERY_GAME_H
 
 #include "app.h"
+#include "clock.h"
 #include "errors.h"
 #include "rules.h"
 #include "token.h"
+
+#include <jansson.h>
 
 #define GAME_ID_TEXT 13   /* 12 characters and a NUL */
 
@@ -25,6 +28,7 @@ typedef struct game_loaded {
 	db_game *rec;
 	const rules_game *rules;
 	rules_position *pos;
+	db_clock *clock;   /* the game's clocks, NULL when it has no time control */
 } game_loaded;
 
 typedef struct game_move_done {
@@ -48,6 +52,23 @@ typedef struct game_move_done {
  */
 int game_create(app *a, const char *client, const char *variant, const game_seat_in *seats, int nseats,
 		game_created *out, app_error *err);
+
+/* A time control asked for at creation (clock.h): type DB_CLOCK_NONE for none. */
+typedef struct game_clock_in {
+	int type;
+	long long base_s, increment_s, max_s;
+} game_clock_in;
+
+/*
+ * Read a time control from JSON ({"type": "per_move", "days": 3} or {"type":
+ * "bank", "days": 30, "increment_days": 1, "max_days": 45}; NULL or JSON null
+ * for none) into *out: 0, or E_BAD_CLOCK with the reason.
+ */
+int game_clock_parse(const json_t *j, game_clock_in *out, app_error *err);
+
+/* game_create with a time control (NULL or type DB_CLOCK_NONE: none). */
+int game_create_timed(app *a, const char *client, const char *variant, const game_seat_in *seats, int nseats,
+		      const game_clock_in *clock, game_created *out, app_error *err);
 
 /*
  * Read text as seat's move in g's current position without playing it: 0
@@ -93,6 +114,29 @@ int game_set_client_seed(app *a, const char *id, int seat, const char *client_se
  * seat in games of more seats (a ply is one seat's turn).
  */
 int game_ply_limit(const rules_game *rules);
+
+/*
+ * Seat ran out of time at now (the sweeper's check): in one transaction, if
+ * its deadline has indeed passed, a two-seat game is lost on time by it, and
+ * in a game that goes on without a resigner the seat leaves as if it had
+ * resigned, with the note "ran out of time". 0 also when nothing was due.
+ */
+int game_timeout(app *a, const char *id, int seat, long long now, app_error *err);
+
+/*
+ * The reminder seat is owed at now (clock_reminder_due), if any, in one
+ * transaction: marked sent for this deadline and mailed (consent rules
+ * apply); *sent is 1 when one was due.
+ */
+int game_remind(app *a, const char *id, int seat, long long now, int *sent, app_error *err);
+
+/*
+ * Seat gives seconds more time to the seat named to (a seat
+ * name such as "North", case-insensitive): only while the game runs, has a
+ * clock, and to another seat still in the game. The receiver is told by mail.
+ */
+int game_give_time(app *a, const char *id, int seat, const char *to, long long seconds,
+		   const char *channel, app_error *err);
 
 /* Seat names that may act now in a loaded game (bit mask of seats). */
 unsigned game_turn_mask(const game_loaded *g);

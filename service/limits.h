@@ -31,6 +31,10 @@
 #define LIMIT_MOVES_PAGE_DEFAULT     100          /* moves (or plies of dice) in one page of /moves, /dice */
 #define LIMIT_MOVES_PAGE_MAX         500          /* the largest ?limit= a page may ask for */
 #define LIMIT_PAGE_RECENT_MOVES      20           /* latest moves on a game page; the rest are a link away */
+#define LIMIT_CLOCK_DAYS_MAX         365          /* the most days a time control (days, max_days) may give */
+#define LIMIT_CLOCK_INCREMENT_DAYS_MAX 30         /* the most days a bank's increment may be */
+#define LIMIT_CLOCK_GIVE_DAYS_MAX    30           /* the most days one gift of time may give */
+#define LIMIT_CLOCK_SWEEP_BATCH      100          /* timeouts and reminders handled at one sweep; the next takes the rest */
 
 /* Mail */
 #define LIMIT_MAIL_SIZE              (256 * 1024) /* an incoming message */

@@ -159,6 +159,8 @@ static int act(app *a, const char *game, int seat, int ply, const char *line, ap
 	const char *action = command_action(line);
 	char words[COMMAND_WORDS];
 	game_move_done d;
+	char to[32];
+	long long seconds;
 	int r, mode, hour, choice;
 
 	command_words(line, words);
@@ -169,6 +171,9 @@ static int act(app *a, const char *game, int seat, int ply, const char *line, ap
 	if (choice) {
 		r = set_mail_mode(a, game, seat, mode, hour, err);
 		snprintf(done, done_size, "mail preference set");
+	} else if (clock_give_command(line, to, sizeof to, &seconds)) {
+		r = game_give_time(a, game, seat, to, seconds, "mail", err);
+		snprintf(done, done_size, "gave time to %s", to);
 	} else if (action && !strcmp(action, "resign")) {
 		r = game_resign(a, game, seat, "mail", err);
 		snprintf(done, done_size, "resigned");

@@ -4,6 +4,7 @@
 #include "consent.h"
 #include "limits.h"
 #include "mail.h"
+#include "clock.h"
 #include "mail_compose.h"
 #include "view.h"
 #include "xalloc.h"
@@ -210,6 +211,20 @@ static void example_move(const game_loaded *g, int seat, char out[RULES_TEXT_MAX
 	rules_move_list_free(&list);
 }
 
+/* When seat must have moved by, in UTC and from now: every mail that asks a timed seat for a move says it. */
+static void append_deadline(const game_loaded *g, int seat, GString *t)
+{
+	long long now = (long long)time(NULL);
+	char at[32], left[64];
+
+	if (!g->clock || !g->clock->seats[seat].deadline)
+		return;
+	clock_iso(g->clock->seats[seat].deadline, at);
+	clock_duration_text(clock_remaining(g->clock, seat, now), left, sizeof left);
+	g_string_append_printf(t, "\nYour deadline: %s (UTC), %s from now. If you have not moved by then, "
+			       "you lose on time.\n", at, left);
+}
+
 /* The board, the moves and how to answer: the body of every mail that asks for a move. */
 static void append_position(app *a, const game_loaded *g, int seat, int to_move, const char *link, GString *t)
 {
@@ -218,6 +233,8 @@ static void append_position(app *a, const game_loaded *g, int seat, int to_move,
 	g_string_append_printf(t, "\n%s\n", board);
 	free(board);
 	append_last_moves(a, g, seat, t);
+	if (to_move)
+		append_deadline(g, seat, t);
 	if (to_move) {
 		char example[RULES_TEXT_MAX];
 		example_move(g, seat, example);
@@ -634,13 +651,15 @@ static int append_waiting(app *a, const db_player_seat *seats, size_t n, GString
 			return -1;
 		}
 		GString *opp = g_string_new(NULL);
-		/* The seat's deadline, once games have clocks (ISO 8601 UTC); NULL: none to show. */
-		const char *deadline = NULL;
 		g_string_append_printf(t, "%s game %s, you play %s against %s: %s (ply %d).\n", g.rules->title, g.rec->id,
 				       g.rules->seat_names[seats[i].seat], opponents(&g, seats[i].seat, opp), what,
 				       g.rec->ply);
-		if (deadline)
-			g_string_append_printf(t, "  Deadline: %s\n", deadline);
+		/* A timed seat's deadline, in UTC as everywhere in mails. */
+		if (g.clock && g.clock->seats[seats[i].seat].deadline) {
+			char deadline[32];
+			clock_iso(g.clock->seats[seats[i].seat].deadline, deadline);
+			g_string_append_printf(t, "  Deadline: %s (UTC)\n", deadline);
+		}
 		g_string_append_printf(t, "  %s\n\n", link);
 		g_string_free(opp, TRUE);
 		free(link);
@@ -722,4 +741,57 @@ int notify_digests(app *a, long long now, int *sent, db_error *err)
 		(*sent)++;
 	}
 	return r == DB_E_NOTFOUND ? 0 : r;
+}
+
+int notify_time_given(app *a, const game_loaded *g, int giver, int seat, long long seconds, const char *channel,
+		      db_error *err)
+{
+	char given[64];
+	long long address;
+	int ok, r;
+
+	if (!a->mail)
+		return 0;
+	clock_duration_text(seconds, given, sizeof given);
+	if ((r = seat_may_mail(a, g, seat, "time_given", &address, &ok, err)))
+		return r;
+	if (!ok)
+		return !strcmp(channel, "mail") ? notify_accepted(a, g, giver, "gift of time", err) : 0;
+	GString *t = g_string_new(NULL);
+	g_string_append_printf(t, "Hello %s,\n\n%s (%s) gave you %s more time in %s game %s.\n",
+			       g->rec->seats[seat].name, g->rec->seats[giver].name, g->rules->seat_names[giver],
+			       given, g->rules->title, g->rec->id);
+	append_position(a, g, seat, (game_turn_mask(g) >> seat) & 1, NULL, t);
+	r = queue_to_seat(a, g, seat, "time_given", t->str, address, 0, err);
+	g_string_free(t, TRUE);
+	/* A gift by mail used the giver's reply address: the confirmation brings the next. */
+	if (!r && !strcmp(channel, "mail")) {
+		char *what = xasprintf("gift of %s to %s", given, g->rules->seat_names[seat]);
+		r = notify_accepted(a, g, giver, what, err);
+		free(what);
+	}
+	return r;
+}
+
+int notify_reminder(app *a, const game_loaded *g, int seat, db_error *err)
+{
+	long long address;
+	char *link;
+	int ok, r;
+
+	if (!a->mail)
+		return 0;
+	if ((r = seat_may_mail(a, g, seat, "reminder", &address, &ok, err)) || !ok)
+		return r;
+	if (!(link = mint_seat_link(a, g->rec->id, seat, err)))
+		return err->code;
+	GString *t = g_string_new(NULL);
+	g_string_append_printf(t, "Hello %s,\n\na reminder: it is your move in %s game %s (you play %s), "
+			       "and your time is running out.\n", g->rec->seats[seat].name, g->rules->title,
+			       g->rec->id, g->rules->seat_names[seat]);
+	append_position(a, g, seat, 1, link, t);
+	r = queue_to_seat(a, g, seat, "reminder", t->str, address, 0, err);
+	g_string_free(t, TRUE);
+	free(link);
+	return r;
 }

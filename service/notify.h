@@ -70,4 +70,14 @@ int notify_summaries(app *a, long long now, int *sent, db_error *err);
  */
 int notify_digests(app *a, long long now, int *sent, db_error *err);
 
+/*
+ * Seat was given seconds more time by giver: it is told, with its new
+ * deadline when it is to move; a giver who gave by mail gets a confirmation.
+ */
+int notify_time_given(app *a, const game_loaded *g, int giver, int seat, long long seconds, const char *channel,
+		      db_error *err);
+
+/* Seat's time is running out (a day, or its last tenth, is left): a reminder with its deadline. */
+int notify_reminder(app *a, const game_loaded *g, int seat, db_error *err);
+
 #endif

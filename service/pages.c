@@ -12,9 +12,12 @@
 #include "view.h"
 #include "xalloc.h"
 
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 void page_render(http_request *req, http_response *res, int status, const char *name, json_t *model)
 {
@@ -140,8 +143,38 @@ int page_same_origin(http_request *req)
 	return 0;
 }
 
+/*
+ * The home form's time control (fields clock, days, increment_days,
+ * max_days) read as the API's "clock" object is: a field that is not a
+ * number is passed on as text, which game_clock_parse refuses with its reason.
+ */
+static int form_clock(http_request *req, game_clock_in *out, app_error *err)
+{
+	static const char *const fields[] = {"days", "increment_days", "max_days"};
+	char *type = http_form_field(req, "clock");
+	json_t *j = json_null();
+	int r;
+
+	if (type && *type && strcmp(type, "none")) {
+		j = json_pack("{s:s}", "type", type);
+		for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+			char *v = http_form_field(req, fields[i]), *end;
+			double d = v && *v ? strtod(v, &end) : 0;
+			/* A per-move game's form sends the bank's fields too, empty. */
+			if (v && *v)
+				json_object_set_new(j, fields[i], *end ? json_string(v) : json_real(d));
+			free(v);
+		}
+	}
+	r = game_clock_parse(j, out, err);
+	json_decref(j);
+	free(type);
+	return r;
+}
+
 void page_create(http_request *req, http_response *res)
 {
+	game_clock_in clock;
 	char *variant = http_form_field(req, "variant");
 	const rules_game *rg = rules_find(variant ? variant : "", 0);
 	game_seat_in seats[RULES_MAX_SEATS];
@@ -171,7 +204,8 @@ void page_create(http_request *req, http_response *res)
 		seats[i].email = emails[i];
 	}
 	http_client_address(req, client, sizeof client);
-	if (game_create(req->app, client, rg->id, seats, rg->nseats, &c, &err))
+	if (form_clock(req, &clock, &err) ||
+	    game_create_timed(req->app, client, rg->id, seats, rg->nseats, &clock, &c, &err))
 		goto out;
 	json_t *links = json_array();
 	for (int i = 0; i < c.nseats; i++) {
@@ -284,18 +318,25 @@ static json_t *history_model(app *a, const game_loaded *g, int viewer, int from,
 
 /*
  * What the page's live updates compare: a game page is stale once the ply,
- * the status or the draw offer changed. play.js builds the same text from
+ * the status, the draw offer or a deadline changed. play.js builds the same text from
  * GET /api/games/{id}.
  */
 static json_t *state_key(const game_loaded *g)
 {
-	char key[160];
+	char key[320];
 	int n = snprintf(key, sizeof key, "%d|%s|%s|", g->rec->ply, g->rec->over ? "over" : "running",
 			 g->rec->draw_offer >= 0 ? g->rules->seat_names[g->rec->draw_offer] : "");
 
 	for (int i = 0; g->rec->draw_offer >= 0 && i < g->rules->nseats; i++)
 		if (g->rec->draw_accepts & (1u << i))
 			n += snprintf(key + n, sizeof key - (size_t)n, "%s,", g->rules->seat_names[i]);
+	/* A gift of time moves a deadline without a move. */
+	for (int i = 0; g->clock && i < g->clock->nseats; i++) {
+		char at[32] = "";
+		if (g->clock->seats[i].deadline)
+			clock_iso(g->clock->seats[i].deadline, at);
+		n += snprintf(key + n, sizeof key - (size_t)n, "|%s", at);
+	}
 	return json_string(key);
 }
 
@@ -318,6 +359,66 @@ static json_t *legal_for_page(json_t *legal)
 		json_object_set_new(option, "partial_text", json_string(json_is_true(json_object_get(option, "partial")) ? "1" : ""));
 	}
 	return out;
+}
+
+/* Days as people write them: "3 days", "1 day", "0.5 days". */
+static void days_text(long long s, char *out, size_t size)
+{
+	if (s % CLOCK_DAY_S)
+		snprintf(out, size, "%g days", (double)s / CLOCK_DAY_S);
+	else
+		snprintf(out, size, "%lld day%s", s / CLOCK_DAY_S, s == CLOCK_DAY_S ? "" : "s");
+}
+
+/*
+ * The clock on the page: the time control in words and each seat's time left
+ * and deadline, in UTC for the <time> element that play.js shows in local time.
+ */
+static json_t *clock_model(const game_loaded *g)
+{
+	const db_clock *c = g->clock;
+	long long now = (long long)time(NULL);
+	char base[32], inc[32], max[32], control[160];
+	json_t *seats;
+
+	if (!c)
+		return json_null();
+	seats = json_array();
+	days_text(c->base_s, base, sizeof base);
+	days_text(c->increment_s, inc, sizeof inc);
+	days_text(c->max_s, max, sizeof max);
+	if (c->type == DB_CLOCK_BANK)
+		snprintf(control, sizeof control, "Time bank: %s each, %s more after each move, at most %s.", base,
+			 c->increment_s ? inc : "nothing", max);
+	else
+		snprintf(control, sizeof control, "%s per move.", base);
+	control[0] = (char)toupper((unsigned char)control[0]);
+	for (int i = 0; i < c->nseats && i < g->rec->nseats; i++) {
+		char left[64], at[32], text[40];
+		clock_duration_text(clock_remaining(c, i, now), left, sizeof left);
+		json_t *seat = json_pack("{s:s, s:s, s:s}", "seat", g->rules->seat_names[i], "name", g->rec->seats[i].name,
+					 "remaining", left);
+		if (c->seats[i].deadline) {
+			clock_iso(c->seats[i].deadline, at);
+			snprintf(text, sizeof text, "%.10s %.8s UTC", at, at + 11);
+			json_object_set_new(seat, "deadline", json_string(at));
+			json_object_set_new(seat, "deadline_text", json_string(text));
+		}
+		json_array_append_new(seats, seat);
+	}
+	return json_pack("{s:s, s:o}", "control", control, "seats", seats);
+}
+
+/* The seats a seat may give time to: the others still in the game, while it runs with a clock. */
+static json_t *give_targets(const game_loaded *g, int seat)
+{
+	unsigned in = g->rules->in_play ? g->rules->in_play(g->pos) : (1u << g->rules->nseats) - 1;
+	json_t *list = json_array();
+
+	for (int i = 0; g->clock && !g->rec->over && i < g->rules->nseats; i++)
+		if (i != seat && (in >> i) & 1)
+			json_array_append_new(list, json_string(g->rules->seat_names[i]));
+	return list;
 }
 
 /* Render the game page; seat >= 0 with token shows the seat's controls. */
@@ -359,6 +460,8 @@ static void render_game(http_request *req, http_response *res, int status, const
 	json_object_set_new(m, "dice_v2", json_boolean(g->rec->dice_version >= DICE_V2));
 	json_object_set_new(m, "seeds_open", json_boolean(view_client_seeds_open(g)));
 	json_object_set_new(m, "seed_limit", json_integer(LIMIT_CLIENT_SEED));
+	json_object_set_new(m, "clock", clock_model(g));
+	json_object_set_new(m, "give_max", json_integer(LIMIT_CLOCK_GIVE_DAYS_MAX));
 	if (error)
 		json_object_set_new(m, "error", json_string(error));
 	if (seat >= 0) {
@@ -384,6 +487,9 @@ static void render_game(http_request *req, http_response *res, int status, const
 		json_object_set_new(viewer, "client_seed", json_string(mine ? mine : ""));
 		json_object_set_new(viewer, "can_seed", json_boolean(view_client_seeds_open(g)));
 		json_object_set_new(viewer, "seed_auto", json_string(view_client_seeds_open(g) && !mine ? "1" : ""));
+		json_t *targets = give_targets(g, seat);
+		json_object_set_new(viewer, "can_give", json_boolean(json_array_size(targets) > 0));
+		json_object_set_new(viewer, "give_to", targets);
 		json_object_set_new(m, "self_url", json_sprintf("/games/%s?seat=%s", g->rec->id, token));
 		/* Only a reader who came by the seat's mail can ask for more of it. */
 		int mailed = consent_token_mailed(req->app, token, g->rec->id, seat);
@@ -570,6 +676,29 @@ void page_client_seed(http_request *req, http_response *res)
 	form_action(req, res, "client_seed", game_set_client_seed);
 }
 
+void page_clock(http_request *req, http_response *res)
+{
+	app_error err = {0};
+	char *token, *to = NULL, *days = NULL, *end;
+	int seat = form_seat(req, &token, &err);
+	long long seconds;
+
+	if (seat >= 0) {
+		to = http_form_field(req, "to");
+		days = http_form_field(req, "days");
+		double d = days && *days ? strtod(days, &end) : 0;
+		if (!days || !*days || *end || clock_days_seconds(d, LIMIT_CLOCK_GIVE_DAYS_MAX, &seconds))
+			app_fail(&err, E_BAD_CLOCK, "give from 1/24 of a day (an hour) to %d days",
+				 LIMIT_CLOCK_GIVE_DAYS_MAX);
+		else
+			game_give_time(req->app, req->params[0], seat, to, seconds, "web", &err);
+	}
+	form_done(req, res, seat, token, &err, NULL);
+	free(token);
+	free(to);
+	free(days);
+}
+
 void page_mail_me(http_request *req, http_response *res)
 {
 	app_error err = {0};
@@ -590,9 +719,9 @@ void page_rules(http_request *req, http_response *res)
 	if (!g)
 		return http_reply_error(req, res, E_NOT_FOUND, "there is no game by that name");
 	snprintf(name, sizeof name, "rules-%s.html", g->id);
-	page_render(req, res, 200, name, json_pack("{s:s, s:s, s:i, s:s, s:i}", "title", g->title,
+	page_render(req, res, 200, name, json_pack("{s:s, s:s, s:i, s:s, s:i, s:b}", "title", g->title,
 		"id", g->id, "rules_version", g->version, "choice_help", g->choice_help,
-		"ply_limit", game_ply_limit(g)));
+		"ply_limit", game_ply_limit(g), "leaves_on_time", g->resign != NULL));
 }
 
 void page_asset(http_request *req, http_response *res)

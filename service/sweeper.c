@@ -1,13 +1,19 @@
 /* sweeper.c - periodic maintenance: a table of jobs, run under the app lock at a fixed interval. */
 #include "sweeper.h"
+#include "game.h"
 #include "limits.h"
 #include "log.h"
 #include "notify.h"
 #include "outbox.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+/* The settings key of the heartbeat: the unix time of the last sweep (clocks stand still while the daemon is down). */
+#define SWEEP_HEARTBEAT "clock_heartbeat"
 
 struct sweeper {
 	app *app;
@@ -57,6 +63,84 @@ static int sweep_digests(app *a, long long now)
 	return sweep_mails(a, now, notify_digests, "daily digests");
 }
 
+/* The daemon is alive at now: the heartbeat an outage is measured from at the next start. */
+static int sweep_heartbeat(app *a, long long now)
+{
+	char text[24];
+	db_error de;
+	int r;
+
+	snprintf(text, sizeof text, "%lld", now);
+	if ((r = db_setting_put(a->db, SWEEP_HEARTBEAT, text, strlen(text), &de)))
+		log_event("sweep: cannot record the heartbeat: %s", de.message);
+	return r;
+}
+
+/*
+ * At start, before any job: time the daemon was not running is charged to
+ * nobody. Every running clock moves on by the time since the last heartbeat,
+ * when that is more than a sweep interval (a heartbeat is at most one interval old).
+ */
+static void resume_clocks(app *a, long long now)
+{
+	void *value;
+	size_t len;
+	db_error de;
+	int n = 0;
+
+	pthread_mutex_lock(&a->lock);
+	if (db_setting_get(a->db, SWEEP_HEARTBEAT, &value, &len, &de) == 0) {
+		long long last = atoll(value), outage = now - last;
+		free(value);
+		if (last > 0 && outage > (long long)a->sweep_interval_s) {
+			if (db_begin(a->db, &de) || db_clocks_extend(a->db, outage, &n, &de) ||
+			    db_setting_put(a->db, SWEEP_HEARTBEAT, "0", 1, &de) || db_commit(a->db, &de)) {
+				db_rollback(a->db);
+				log_event("sweep: cannot extend the clocks by the outage: %s", de.message);
+			} else {
+				log_event("sweep: the daemon was down %lld s; %d running clock(s) extended by it", outage, n);
+			}
+		}
+	}
+	pthread_mutex_unlock(&a->lock);
+}
+
+/* Each seat whose deadline passed loses on time, or leaves the game (game_timeout). */
+static int sweep_timeouts(app *a, long long now)
+{
+	db_clock_due due[LIMIT_CLOCK_SWEEP_BATCH];
+	db_error de;
+	app_error err;
+	int n, r = db_clocks_expired(a->db, now, due, LIMIT_CLOCK_SWEEP_BATCH, &n, &de);
+
+	if (r)
+		log_event("sweep: cannot list the clocks that ran out: %s", de.message);
+	for (int i = 0; !r && i < n; i++)
+		if (game_timeout(a, due[i].game_id, due[i].seat, now, &err))
+			log_event("sweep: game %s: cannot end on time: %s", due[i].game_id, err.message);
+	return r;
+}
+
+/* Reminders to seats whose time runs out: a day left, then the last tenth (game_remind). */
+static int sweep_reminders(app *a, long long now)
+{
+	db_clock_due due[LIMIT_CLOCK_SWEEP_BATCH];
+	db_error de;
+	app_error err;
+	int n, sent, total = 0, r = db_clocks_remind(a->db, now, due, LIMIT_CLOCK_SWEEP_BATCH, &n, &de);
+
+	if (r)
+		log_event("sweep: cannot list the clocks owed a reminder: %s", de.message);
+	for (int i = 0; !r && i < n; i++) {
+		if (game_remind(a, due[i].game_id, due[i].seat, now, &sent, &err))
+			log_event("sweep: game %s: cannot remind: %s", due[i].game_id, err.message);
+		total += sent;
+	}
+	if (total)
+		log_event("sweep: %d reminder(s) of running clocks", total);
+	return r;
+}
+
 /*
  * The jobs, in order. A job is called with a->lock held and the current unix time, does its
  * own transactions, logs what it did and returns 0, or nonzero when it failed (it is tried again
@@ -66,6 +150,9 @@ static int (*const jobs[])(app *a, long long now) = {
 	sweep_links,
 	sweep_summaries,
 	sweep_digests,
+	sweep_timeouts,
+	sweep_reminders,
+	sweep_heartbeat,   /* last: a heartbeat at t says a whole sweep ran at t */
 };
 
 /* Run every job once, in the caller's thread. */
@@ -116,6 +203,7 @@ sweeper *sweeper_start(app *a)
 	if (!s)
 		abort();
 	s->app = a;
+	resume_clocks(a, (long long)time(NULL));
 	run_jobs(a);
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_condattr_init(&attr);

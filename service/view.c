@@ -1,5 +1,6 @@
 /* view.c - JSON descriptions of games, shared by the API and the pages. */
 #include "view.h"
+#include "clock.h"
 #include "db.h"
 #include "dice.h"
 #include "xalloc.h"
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The drawable state viewer (a seat or -1) may see: games with secrets say what that is. */
 static void view_as(const game_loaded *g, int viewer, rules_view *out)
@@ -347,6 +349,37 @@ static json_t *client_seed(const db_seat *s)
 	return s->client_seed ? json_string(s->client_seed) : json_null();
 }
 
+/* Seconds as days for the API: a whole number when whole (3, not 3.0), else a fraction. */
+static json_t *days_json(long long s)
+{
+	return s % CLOCK_DAY_S ? json_real((double)s / CLOCK_DAY_S) : json_integer(s / CLOCK_DAY_S);
+}
+
+json_t *view_clock(const game_loaded *g, long long now)
+{
+	const db_clock *c = g->clock;
+	json_t *seats, *o;
+	char at[32];
+
+	if (!c)
+		return json_null();
+	seats = json_array();
+	for (int i = 0; i < c->nseats && i < g->rules->nseats; i++) {
+		clock_iso(c->seats[i].deadline, at);
+		json_array_append_new(seats, json_pack("{s:s, s:I, s:o, s:o}", "seat", g->rules->seat_names[i],
+			"remaining_s", (json_int_t)clock_remaining(c, i, now),
+			"deadline", c->seats[i].deadline ? json_string(at) : json_null(),
+			"vacation_until", json_null()));
+	}
+	o = json_pack("{s:s, s:o}", "type", clock_type_name(c->type), "days", days_json(c->base_s));
+	if (c->type == DB_CLOCK_BANK) {
+		json_object_set_new(o, "increment_days", days_json(c->increment_s));
+		json_object_set_new(o, "max_days", days_json(c->max_s));
+	}
+	json_object_set_new(o, "seats", seats);
+	return o;
+}
+
 json_t *view_game(const game_loaded *g, int seat)
 {
 	const db_game *rec = g->rec;
@@ -371,6 +404,7 @@ json_t *view_game(const game_loaded *g, int seat)
 	json_object_set_new(o, "draw_accepted_by", view_seat_list(g->rules, rec->draw_offer >= 0 ? rec->draw_accepts : 0));
 	json_object_set_new(o, "dice_version", json_integer(rec->dice_version));
 	json_object_set_new(o, "client_seeds_open", json_boolean(view_client_seeds_open(g)));
+	json_object_set_new(o, "clock", view_clock(g, (long long)time(NULL)));
 	if (rec->over) {
 		json_t *ranks = json_loads(rec->ranks ? rec->ranks : "[]", 0, NULL);
 		if (!ranks)

@@ -61,4 +61,12 @@ json_t *view_moves(app *a, const game_loaded *g, int viewer, int from, int limit
 /* Dice record of the plies of one page (as view_moves): version, commitment, client seeds, rolls, the seed once the game is over. */
 json_t *view_dice(app *a, const game_loaded *g, int from, int limit, app_error *err);
 
+/*
+ * A game's clock as the API shows it at now: {"type", "days", ("increment_days",
+ * "max_days" for a bank), "seats": [{"seat", "remaining_s", "deadline" (ISO
+ * 8601 UTC or null when the game does not wait for it), "vacation_until"}]},
+ * or JSON null for a game without one.
+ */
+json_t *view_clock(const game_loaded *g, long long now);
+
 #endif

@@ -245,6 +245,19 @@
 			.catch(function () { if (input.value === seed) input.value = ''; });
 	}
 
+	/* Deadlines come in UTC (<time datetime>): show them in the reader's own time. */
+	function localTimes() {
+		var times = document.querySelectorAll('#game time[datetime]');
+		for (var i = 0; i < times.length; i++) {
+			var t = new Date(times[i].getAttribute('datetime'));
+			if (!isNaN(t.getTime()))
+				times[i].textContent = t.toLocaleString(undefined, {
+					weekday: 'short', year: 'numeric', month: 'short', day: 'numeric',
+					hour: '2-digit', minute: '2-digit', timeZoneName: 'short'
+				});
+		}
+	}
+
 	function init() {
 		ui = {
 			root: $('game'), board: $('board'), picker: $('picker'), hint: $('pick-hint'),
@@ -259,6 +272,7 @@
 		busy = false;
 		if (ui.picker && ui.form && legal.length) enablePicker();
 		seedDice();
+		localTimes();
 		schedulePoll();
 		document.dispatchEvent(new CustomEvent('rookery:page'));
 	}
@@ -272,7 +286,8 @@
 	/* The same text the page carries in data-state (see state_key in pages.c). */
 	function stateOf(game) {
 		return game.ply + '|' + game.status + '|' + (game.draw_offer || '') + '|' +
-			(game.draw_offer ? game.draw_accepted_by.map(function (s) { return s + ','; }).join('') : '');
+			(game.draw_offer ? game.draw_accepted_by.map(function (s) { return s + ','; }).join('') : '') +
+			(game.clock ? game.clock.seats.map(function (s) { return '|' + (s.deadline || ''); }).join('') : '');
 	}
 
 	function schedulePoll() {

@@ -60,6 +60,61 @@ LIMIT_NAME = LIMITS["LIMIT_NAME"]
 LIMIT_EMAIL = LIMITS["LIMIT_EMAIL"]
 
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
+FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
+
+
+def faketime_env(offset=None, timestamp_file=None):
+    """The environment that runs the daemon with its clock moved: by offset ("+1d"), or by what
+    timestamp_file says, read again at every look at the clock (see FakeClock)."""
+    env = {
+        "LD_PRELOAD": FAKETIME_LIB,
+        "FAKETIME_NO_CACHE": "1",
+        # The sanitizer runtime must come first among the libraries; libfaketime is preloaded before it.
+        "ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0",
+    }
+    if timestamp_file:
+        env["FAKETIME_TIMESTAMP_FILE"] = timestamp_file
+    else:
+        env["FAKETIME"] = offset
+    return env
+
+
+class FakeClock:
+    """The daemon's clock, moved by the test while the daemon runs: a timestamp file holding the
+    offset from the real time in seconds, always ahead of it (the monotonic clock moves with it),
+    rewritten by rename so that the daemon never reads half a file. Only ever move it forward;
+    give the daemon env() in Daemon.extra_env before it starts."""
+
+    def __init__(self, workdir, start=None, ahead=3600):
+        self.path = os.path.join(workdir, "faketime")
+        self.offset = 0
+        if start is None:
+            self.set(ahead)
+        else:
+            self.set_time(start)
+
+    def set(self, offset):
+        """The daemon's time is the real time plus offset seconds from now on."""
+        self.offset = int(offset)
+        with open(self.path + ".new", "w", encoding="ascii") as f:
+            f.write("+%d\n" % self.offset)
+        os.rename(self.path + ".new", self.path)
+
+    def set_time(self, when):
+        """The daemon's time is when (unix time, after the real now) from now on."""
+        self.set(max(0, round(when - time.time())))
+
+    def advance(self, seconds):
+        self.set(self.offset + seconds)
+
+    def now(self):
+        """The daemon's time now (unix seconds)."""
+        return time.time() + self.offset
+
+    def env(self):
+        return faketime_env(timestamp_file=self.path)
+
+
 CANONICAL_MOVE = re.compile(r"^[CNMGASOcnmgaso] [1-9] [1-9] [1-9] [1-9]( [46])?( / [cnmgasoCNMGASO] [1-9] [1-9])*$")
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 # The seat link a mail carries (the invitation's and each your-move mail's own, not the creator's).
@@ -87,43 +142,6 @@ RELEASE_LINE = [
     "A 8 2 6 2", "a 5 8 7 8 4", "A 6 2 8 2",
 ]
 
-
-FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
-
-
-def faketime_env(offset):
-    """The environment that runs the daemon with its clock moved by offset ("+1d", "+3600")."""
-    return {
-        "LD_PRELOAD": FAKETIME_LIB,
-        "FAKETIME": offset,
-        "FAKETIME_NO_CACHE": "1",
-        # The sanitizer runtime must come first among the libraries; libfaketime is preloaded before it.
-        "ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0",
-    }
-
-
-class FakeClock:
-    """A clock the test moves while the daemon runs (libfaketime, threaded library): the daemon
-    reads its offset from the real time in a file, rewritten whole by rename and read at every
-    call. Only ever move it forward, and keep it ahead of the real time; give the daemon env()
-    in Daemon.extra_env before it starts."""
-
-    def __init__(self, workdir, start):
-        self.path = os.path.join(workdir, "faketime.offset")
-        self.set(start)
-
-    def set(self, when):
-        """Make the daemon's time when (unix time, after the real now) from now on."""
-        tmp = self.path + ".new"
-        with open(tmp, "w", encoding="ascii") as f:
-            f.write("+%d\n" % max(0, round(when - time.time())))
-        os.replace(tmp, self.path)
-
-    def env(self):
-        env = faketime_env("+0")
-        del env["FAKETIME"]
-        env["FAKETIME_TIMESTAMP_FILE"] = self.path
-        return env
 
 
 class Response:

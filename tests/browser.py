@@ -359,6 +359,33 @@ class BrowserTest(cdp.BrowserTestCase):
         self.assert_no_console_errors()
         self.report("client seeds")
 
+    def test_6_deadline_in_local_time(self):
+        """A timed game's page gives each deadline in UTC (<time datetime>), which play.js shows
+        in the reader's own time zone."""
+        req = urllib.request.Request(self.base + "/api/games", method="POST", headers={"Content-Type": "application/json"},
+                                     data=json.dumps({"variant": "nchess", "seats": [{"name": "A"}, {"name": "B"}],
+                                                      "clock": {"type": "per_move", "days": 2}}).encode())
+        with urllib.request.urlopen(req) as r:
+            gid = json.load(r)["id"]
+        with urllib.request.urlopen("%s/api/games/%s" % (self.base, gid)) as r:
+            deadline = json.load(r)["clock"]["seats"][0]["deadline"]
+        self.a.send("Emulation.setTimezoneOverride", {"timezoneId": "Asia/Kolkata"})
+        try:
+            self.a.goto("%s/games/%s" % (self.base, gid))
+            self.a.wait_for("!!document.querySelector('#clock time')")
+            shown = self.a.js("(() => { const t = document.querySelector('#clock time'); "
+                              "return [t.getAttribute('datetime'), t.textContent]; })()")
+        finally:
+            self.a.send("Emulation.setTimezoneOverride", {"timezoneId": ""})
+        self.assertEqual(shown[0], deadline)
+        self.assertNotIn("UTC", shown[1])
+        # India is 5:30 ahead of UTC all year: the minutes move by half an hour.
+        minute = (int(deadline[14:16]) + 30) % 60
+        self.assertIn(":%02d" % minute, shown[1])
+        self.assertIn("GMT+5:30", shown[1])
+        self.assert_no_console_errors()
+        self.report("deadline in local time")
+
     # Pieces of the whole game -----------------------------------------
 
     def play_one(self, tab, st, seat, rng):

@@ -63,7 +63,7 @@ class FourTabsTest(cdp.BrowserTestCase):
 })()""" % json.dumps(VARIANT))
         self.assertIsNotNone(form, "no create form for %s on the home page" % VARIANT)
         self.assertEqual(form["names"], ["name0", "name1", "name2", "name3"])
-        self.assertEqual(form["labels"], ["North (moves first)", "East", "South", "West"])
+        self.assertEqual(form["labels"], ["North (moves first)", "East", "South", "West", "Clock"])
         tab.act("""(() => {
   const f = [...document.querySelectorAll('form.create')].find(f =>
     f.querySelector('input[name=variant]').value === %s);

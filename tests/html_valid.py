@@ -137,7 +137,9 @@ class HtmlValidTests(blackbox.DaemonCase):
     def new_game(self, variant):
         seats = [{"name": n} for n in NAMES[:len(variant["seats"])]]
         seats[0]["email"] = EMAIL
-        r = self.d.post("/api/games", {"variant": variant["id"], "seats": seats})
+        # With a clock, so that its part of the page and the give-time form are checked too.
+        r = self.d.post("/api/games", {"variant": variant["id"], "seats": seats,
+                                       "clock": {"type": "bank", "days": 3, "increment_days": 1, "max_days": 5}})
         self.assertEqual(r.status, 201, r)
         g = r.json()
         links = {}

@@ -320,7 +320,7 @@ class DigestTests(PrefsCase):
         before = {p[1]: len(self.box.to(p[1])) for p in (ANN, CAT, EVE, DAN)}
         self.assertEqual(self.digests(ANN[1]), [], "no digest before its hour")
 
-        self.clock.set(self.at(0, 10, 0, 5))
+        self.clock.set_time(self.at(0, 10, 0, 5))
         ann = self.wait_digests(ANN[1], 1)[0]
         self.idle_outbox()
         links = self.listed(ann)
@@ -348,7 +348,7 @@ class DigestTests(PrefsCase):
 
         # Ann moves her digest to 11:00 the same day: at 11:00 only Cat's comes, one a day.
         self.assertEqual(self.choose(self.page_of(ANN[1]), "digest", 11).status, 200)
-        self.clock.set(self.at(0, 11, 0, 5))
+        self.clock.set_time(self.at(0, 11, 0, 5))
         cat = self.wait_digests(CAT[1], 1)[0]
         self.assertEqual(sorted(self.listed(cat)), sorted([g2, g3]))
         self.d.secrets.update(self.listed(cat).values())
@@ -357,7 +357,7 @@ class DigestTests(PrefsCase):
 
         # The next day at 11:00 Ann's comes again; g1 was played meanwhile, so only g3 is listed.
         self.d.play(g1, t1, SHUFFLE[:1])
-        self.clock.set(self.at(1, 11, 0, 5))
+        self.clock.set_time(self.at(1, 11, 0, 5))
         ann2 = self.wait_digests(ANN[1], 2)[-1]
         self.assertEqual(sorted(self.listed(ann2)), [g3])
         self.assertIn("1 game waits for you", ann2["Subject"])
@@ -370,11 +370,11 @@ class DigestTests(PrefsCase):
         while len(games) <= limit:            # an hour's invitations at a time, Ann to move in each
             if len(games) and len(games) % per_hour == 0:
                 hour += 1
-                self.clock.set(self.at(0, hour, 50))
+                self.clock.set_time(self.at(0, hour, 50))
             games.append(self.game(ANN, ("Bot", None))[0])
         self.confirmed(games[0], ANN)
         self.assertEqual(self.choose(self.page_of(ANN[1]), "digest", hour + 1).status, 200)
-        self.clock.set(self.at(0, hour + 1, 0, 5))
+        self.clock.set_time(self.at(0, hour + 1, 0, 5))
         digest = self.wait_digests(ANN[1], 1)[0]
         listed = self.listed(digest)
         self.d.secrets.update(listed.values())
