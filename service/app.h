@@ -14,6 +14,7 @@ typedef struct app {
 	char *base_url;                        /* "http://127.0.0.1:8080", no trailing slash */
 	const char *proxy;                     /* the reverse proxy's address (--proxy), or NULL */
 	unsigned games_per_hour;               /* games one client address may create an hour; 0: no limit */
+	unsigned vacation_days;                /* vacation days a player has each calendar year (--vacation-days) */
 	unsigned char form_key[APP_KEY_BYTES]; /* keys the per-form tokens; kept in the database */
 	unsigned char mail_key[APP_KEY_BYTES]; /* keys the reply addresses of mails */
 	struct mail_config *mail;              /* NULL: no mail at all (tests of the core) */

@@ -68,6 +68,9 @@ static const char usage_serve[] =
 	"                    games one client address may create an hour (default "
 	STRINGIFY(LIMIT_GAMES_PER_HOUR) ";\n"
 	"                    0: no limit)\n"
+	"  --vacation-days N vacation days each player has a calendar year (UTC; default "
+	STRINGIFY(LIMIT_VACATION_DAYS) ",\n"
+	"                    0 to " STRINGIFY(LIMIT_VACATION_DAYS_MAX) ")\n"
 	"  --demo            create a demo Nchess game at start and print its seat links\n"
 	"\n"
 	"mail options:\n"
@@ -254,6 +257,7 @@ static int cmd_serve(int argc, char **argv)
 		{"proxy", required_argument, NULL, 'P'},
 		{"mail-group", required_argument, NULL, 'G'},
 		{"games-per-hour", required_argument, NULL, 'H'},
+		{"vacation-days", required_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -267,7 +271,8 @@ static int cmd_serve(int argc, char **argv)
 	gid_t mail_group = (gid_t)-1;
 	char *sock_path = NULL, *control_path = NULL, proxy[64];
 	int lock_fd = -1;
-	app a = {.lock = PTHREAD_MUTEX_INITIALIZER, .games_per_hour = LIMIT_GAMES_PER_HOUR};
+	app a = {.lock = PTHREAD_MUTEX_INITIALIZER, .games_per_hour = LIMIT_GAMES_PER_HOUR,
+		 .vacation_days = LIMIT_VACATION_DAYS};
 	http_server *srv = NULL;
 	sigset_t set;
 
@@ -311,6 +316,13 @@ static int cmd_serve(int argc, char **argv)
 			if (parse_count(optarg, 1000000, &a.games_per_hour)) {
 				fprintf(stderr, "rookery: --games-per-hour must be a number from 0 to 1000000, not \"%s\"\n",
 					optarg);
+				return 64;
+			}
+			break;
+		case 'V':
+			if (parse_count(optarg, LIMIT_VACATION_DAYS_MAX, &a.vacation_days)) {
+				fprintf(stderr, "rookery: --vacation-days must be a number from 0 to %d, not \"%s\"\n",
+					LIMIT_VACATION_DAYS_MAX, optarg);
 				return 64;
 			}
 			break;

@@ -5,6 +5,7 @@
 #include "log.h"
 #include "notify.h"
 #include "outbox.h"
+#include "vacation.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -93,6 +94,19 @@ static void resume_clocks(app *a, long long now)
 	pthread_mutex_unlock(&a->lock);
 }
 
+/* Vacations that began stop their players' clocks (before the timeouts: none fires during one). */
+static int sweep_vacations(app *a, long long now)
+{
+	db_error de;
+	int n, r = vacation_pause_due(a, now, &n, &de);
+
+	if (r)
+		log_event("sweep: cannot stop the clocks of vacations: %s", de.message);
+	else if (n)
+		log_event("sweep: %d clock(s) stand still for vacations", n);
+	return r;
+}
+
 /* Each seat whose deadline passed loses on time, or leaves the game (game_timeout). */
 static int sweep_timeouts(app *a, long long now)
 {
@@ -137,6 +151,7 @@ static int sweep_reminders(app *a, long long now)
 static int (*const jobs[])(app *a, long long now) = {
 	sweep_links,
 	sweep_summaries,
+	sweep_vacations,
 	sweep_timeouts,
 	sweep_reminders,
 	sweep_heartbeat,   /* last: a heartbeat at t says a whole sweep ran at t */
