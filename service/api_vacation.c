@@ -54,7 +54,7 @@ void api_vacation_post(http_request *req, http_response *res)
 	if (http_json_body(req, &body, &err))
 		return http_reply_error(req, res, err.code, err.message);
 	if (json_unpack_ex(body, &je, JSON_STRICT, "{s?o, s?s, s?s, s?o}", "days", &days, "from", &from, "to", &to,
-			   "end", &end) || !!days + !!end + !!(from || to) != 1)
+			   "end", &end) || !!days + !!end + !!(from || to) != 1 || !from != !to)
 		app_fail(&err, E_BAD_REQUEST, "expected {\"days\": N}, {\"from\": \"YYYY-MM-DD\", \"to\": \"YYYY-MM-DD\"} "
 			 "or {\"end\": true}");
 	else if (end && !json_is_true(end))

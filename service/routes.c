@@ -40,6 +40,7 @@ const http_route http_routes[] = {
 	{"POST", "/mail/stop/{token}",         AUTH_NONE,     BODY_RAW,  LIMIT_BODY_FORM,  0, page_mail_stop_post},
 	{"POST", "/games/{}/client-seed",      AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_client_seed},
 	{"POST", "/games/{}/clock",            AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_clock},
+	{"POST", "/games/{}/vacation",         AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_vacation},
 	{"GET",  "/me",                        AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_me},
 	{"POST", "/me",                        AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_me_request},
 	{"GET",  "/me/{token}",                AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_me_open},

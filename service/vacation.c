@@ -224,10 +224,9 @@ int vacation_end(app *a, const char *player, long long now, int *returned, app_e
 		*returned = vacation_days(v[k].start_at, v[k].end_at);
 		r = db_vacation_set_end(a->db, v[k].id, 0, &de);
 	} else {
-		/* Ended in its first second, it still counts its first day. */
-		long long end = now > v[k].start_at ? now : v[k].start_at + 1;
-		*returned = vacation_days(v[k].start_at, v[k].end_at) - vacation_days(v[k].start_at, end);
-		if ((r = db_vacation_set_end(a->db, v[k].id, end, &de)) == 0)
+		/* Ended at once, it still counts its first day (vacation_days). */
+		*returned = vacation_days(v[k].start_at, v[k].end_at) - vacation_days(v[k].start_at, now);
+		if ((r = db_vacation_set_end(a->db, v[k].id, now, &de)) == 0)
 			r = db_vacation_unpause(a->db, player, now, &de);
 	}
 	if (r || (r = db_commit(a->db, &de)))
@@ -297,7 +296,7 @@ int vacation_acted(app *a, game_loaded *g, int seat, long long now, db_error *de
 			k = i;
 	if (k < 0)
 		return 0;
-	if ((r = db_vacation_set_end(a->db, v[k].id, now > v[k].start_at ? now : v[k].start_at + 1, de)) ||
+	if ((r = db_vacation_set_end(a->db, v[k].id, now, de)) ||
 	    (r = db_vacation_unpause(a->db, player, now, de)))
 		return r;
 	for (int i = 0; g->clock && i < g->clock->nseats; i++) {
