@@ -365,5 +365,11 @@ int db_vacation_set_end(db *d, long long id, long long end, db_error *err);
 int db_vacations_pause(db *d, long long now, int *count, db_error *err);
 /* Player's clocks standing still for a vacation run again from now (it ended early). */
 int db_vacation_unpause(db *d, const char *player, long long now, db_error *err);
+/*
+ * After db_clocks_extend moved every running clock on by an outage from last
+ * to now: a clock standing still for a vacation is moved back by the part of
+ * the outage before the vacation's end, which it was not charged anyway.
+ */
+int db_vacations_outage(db *d, long long last, long long now, db_error *err);
 
 #endif

@@ -102,3 +102,18 @@ int db_vacation_unpause(db *d, const char *player, long long now, db_error *err)
 	sqlite3_bind_int64(st, 2, now);
 	return dbi_step_done(d, st, err, "restart the clocks after a vacation");
 }
+
+int db_vacations_outage(db *d, long long last, long long now, db_error *err)
+{
+	sqlite3_stmt *st;
+	/* The part of the outage before a vacation's end was not charged anyway: the vacation had moved the deadline. */
+	int r = dbi_prepare(d, "UPDATE seat_clocks SET deadline = deadline - min(?2 - ?1, paused_until - ?1), "
+			    "running_since = running_since - min(?2 - ?1, paused_until - ?1) "
+			    "WHERE deadline IS NOT NULL AND paused_until > ?1", &st, err);
+
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, last);
+	sqlite3_bind_int64(st, 2, now);
+	return dbi_step_done(d, st, err, "take back an outage's time within vacations");
+}

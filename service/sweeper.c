@@ -83,6 +83,7 @@ static void resume_clocks(app *a, long long now)
 		free(value);
 		if (last > 0 && outage > LIMIT_SWEEP_INTERVAL_S) {
 			if (db_begin(a->db, &de) || db_clocks_extend(a->db, outage, &n, &de) ||
+			    db_vacations_outage(a->db, last, now, &de) ||
 			    db_setting_put(a->db, SWEEP_HEARTBEAT, "0", 1, &de) || db_commit(a->db, &de)) {
 				db_rollback(a->db);
 				log_event("sweep: cannot extend the clocks by the outage: %s", de.message);

@@ -11,6 +11,7 @@ dates of the coming years:
 - a vacation of N days from now ended by a move (and by {"end": true}), its unused whole days back;
 - the yearly allowance: a vacation across New Year counts each year's days, refused once a year
   is used up, renewed in the next;
+- an outage of the daemon during a vacation not given back twice;
 - the API's refusals (bad dates, past, overlap, too many days, no token) changing nothing;
 - the forms of the seat page and of "my games"; --vacation-days and its bad values.
 
@@ -178,6 +179,24 @@ class UnusedDaysTests(VacationCase):
         self.assertEqual(self.ok(tokens["North"])["days_left"], 25)
         v = self.ok(tokens["North"], {"end": True})
         self.assertEqual((v["returned_days"], v["days_left"]), (4, 29))
+
+
+class OutageTests(VacationCase):
+
+    def test_an_outage_during_a_vacation_is_not_given_twice(self):
+        start = at(self.next_year(), 8, 3, 10)
+        self.goto(start)
+        gid, tokens = self.create({"type": "per_move", "days": 1}, seats=(("A", None), ("B", None)))
+        self.ok(tokens["South"], {"days": 2})
+        self.wait_sweep()
+        # The daemon is down three days: two of vacation, then one more; a day of time is still left.
+        self.d.stop()
+        self.clock.advance(3 * DAY)
+        self.d.start()
+        c = self.seat_clock(self.d.game(gid), "South")
+        self.assertIsNone(c["vacation_until"])
+        self.assertAlmostEqual(iso_time(c["deadline"]), self.clock.now() + DAY, delta=2 * SWEEP)
+        self.assertAlmostEqual(c["remaining_s"], DAY, delta=2 * SWEEP)
 
 
 class AllowanceTests(VacationCase):
