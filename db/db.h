@@ -354,4 +354,36 @@ int db_clocks_remind(db *d, long long now, db_clock_due *out, int max, int *n, d
 /* Move every running clock's start and deadline on by by seconds (an outage); *count: how many. */
 int db_clocks_extend(db *d, long long by, int *count, db_error *err);
 
+/* ---- vacations (db_vacation.c) ---- */
+
+/* One vacation of a player: unix seconds, end_at exclusive. */
+typedef struct db_vacation {
+	long long id;
+	long long start_at;
+	long long end_at;
+} db_vacation;
+
+/* Store a vacation of player (vacation_player's key) from start to end. */
+int db_vacation_add(db *d, const char *player, long long start, long long end, db_error *err);
+/* Up to max of player's vacations ending after since, earliest first; *n how many. */
+int db_vacations_list(db *d, const char *player, long long since, db_vacation *out, int max, int *n,
+		      db_error *err);
+/* Make vacation id end at end (ended early), or delete it when end is 0 (withdrawn before it began). */
+int db_vacation_set_end(db *d, long long id, long long end, db_error *err);
+/*
+ * Every vacation under way at now stops its player's clocks in running games
+ * not yet stopped for it: each running clock's start and deadline move on by
+ * the part of the vacation after its start, and paused_until is the
+ * vacation's end; *count: how many clocks.
+ */
+int db_vacations_pause(db *d, long long now, int *count, db_error *err);
+/* Player's clocks standing still for a vacation run again from now (it ended early). */
+int db_vacation_unpause(db *d, const char *player, long long now, db_error *err);
+/*
+ * After db_clocks_extend moved every running clock on by an outage from last
+ * to now: a clock standing still for a vacation is moved back by the part of
+ * the outage before the vacation's end, which it was not charged anyway.
+ */
+int db_vacations_outage(db *d, long long last, long long now, db_error *err);
+
 #endif

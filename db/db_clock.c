@@ -141,7 +141,8 @@ int db_clocks_remind(db *d, long long now, db_clock_due *out, int max, int *n, d
 {
 	/* Mirrors clock_reminder_due (service/clock.c), which decides which reminder goes. */
 	return list_due(d, "SELECT c.game_id, c.seat FROM seat_clocks c JOIN games g ON g.id = c.game_id "
-			"WHERE c.deadline IS NOT NULL AND c.deadline > ?1 AND g.status = 'running' AND ("
+			"WHERE c.deadline IS NOT NULL AND c.deadline > ?1 AND g.status = 'running' "
+			"AND (c.paused_until IS NULL OR c.paused_until <= ?1) AND ("
 			"((c.reminded & 1) = 0 AND c.deadline - c.running_since > 86400 AND c.deadline - ?1 <= 86400) OR "
 			"((c.reminded & 2) = 0 AND c.deadline - c.running_since > max(3600, (c.deadline - c.running_since) / 10) "
 			"AND c.deadline - ?1 <= max(3600, (c.deadline - c.running_since) / 10))) "

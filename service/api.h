@@ -29,5 +29,9 @@ char *api_seat_url(app *a, const char *game_id, const char *token);
 
 /* POST /api/games/{id}/clock: {"give": {"seat": "North", "days": 1}} gives another seat time (seat token). */
 void api_clock(http_request *req, http_response *res);
+/* GET /api/vacation: the seat token's player's vacation days left this year and its vacations to come. */
+void api_vacation_get(http_request *req, http_response *res);
+/* POST /api/vacation: {"days": N}, {"from": "YYYY-MM-DD", "to": "YYYY-MM-DD"} or {"end": true} (seat token). */
+void api_vacation_post(http_request *req, http_response *res);
 
 #endif

@@ -15,6 +15,7 @@ typedef struct app {
 	const char *proxy;                     /* the reverse proxy's address (--proxy), or NULL */
 	unsigned games_per_hour;               /* games one client address may create an hour; 0: no limit */
 	unsigned sweep_interval_s;             /* how often the sweeper's jobs run (serve --sweep-seconds) */
+	unsigned vacation_days;                /* vacation days a player has each calendar year (--vacation-days) */
 	unsigned char form_key[APP_KEY_BYTES]; /* keys the per-form tokens; kept in the database */
 	unsigned char mail_key[APP_KEY_BYTES]; /* keys the reply addresses of mails */
 	struct mail_config *mail;              /* NULL: no mail at all (tests of the core) */

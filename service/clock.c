@@ -34,6 +34,9 @@ static void start(db_clock *c, int seat, long long now)
 	/* A per-move clock has its full time, and more if it was given some while it stood. */
 	if (c->type == DB_CLOCK_PER_MOVE && s->remaining_s < c->base_s)
 		s->remaining_s = c->base_s;
+	/* During its player's vacation a clock starts when the vacation ends. */
+	if (s->paused_until > now)
+		now = s->paused_until;
 	s->running_since = now;
 	s->deadline = now + s->remaining_s;
 	s->reminded = 0;
@@ -75,6 +78,8 @@ long long clock_remaining(const db_clock *c, int seat, long long now)
 
 	if (!s->deadline)
 		return s->remaining_s;
+	if (s->paused_until > now)
+		now = s->paused_until;   /* standing still for a vacation */
 	return s->deadline > now ? s->deadline - now : 0;
 }
 
@@ -106,7 +111,7 @@ int clock_reminder_due(const db_clock *c, int seat, long long now)
 	const db_seat_clock *s = &c->seats[seat];
 	long long period = s->deadline - s->running_since, left = s->deadline - now, last;
 
-	if (!s->deadline || left <= 0)
+	if (!s->deadline || left <= 0 || s->paused_until > now)
 		return 0;
 	last = last_threshold(s);
 	if (!(s->reminded & DB_CLOCK_REMINDED_LAST) && period > last && left <= last)
@@ -129,6 +134,11 @@ static void civil_from_days(long long z, long long *y, int *m, int *d)
 	*d = (int)(doy - (153 * mp + 2) / 5 + 1);
 	*m = (int)(mp < 10 ? mp + 3 : mp - 9);
 	*y = yoe + era * 400 + (*m <= 2);
+}
+
+void clock_civil(long long t, long long *y, int *m, int *d)
+{
+	civil_from_days(t >= 0 ? t / CLOCK_DAY_S : -((-t + CLOCK_DAY_S - 1) / CLOCK_DAY_S), y, m, d);
 }
 
 void clock_iso(long long t, char out[32])

@@ -52,6 +52,9 @@ void clock_give(db_clock *c, int seat, long long s, long long now);
  */
 int clock_reminder_due(const db_clock *c, int seat, long long now);
 
+/* The UTC date of t (unix seconds): year, month 1..12, day 1..31. */
+void clock_civil(long long t, long long *y, int *m, int *d);
+
 /* t as ISO 8601 UTC, "2026-11-22T03:49:32Z" (computed from the day count, never from a time zone). */
 void clock_iso(long long t, char out[32]);
 

@@ -33,6 +33,9 @@ static const struct {
 	[-E_SEEDS_FIXED] = {"seeds_fixed", 409},
 	[-E_BAD_CLOCK] = {"bad_clock", 422},
 	[-E_NO_CLOCK] = {"no_clock", 409},
+	[-E_BAD_VACATION] = {"bad_vacation", 422},
+	[-E_VACATION_OVERLAP] = {"vacation_overlap", 422},
+	[-E_VACATION_DAYS] = {"vacation_days", 422},
 };
 
 int app_fail(app_error *err, int code, const char *fmt, ...)

@@ -28,7 +28,10 @@ enum app_code {
 	E_SEEDS_FIXED = -22,    /* the dice have rolled: client seeds can no longer change */
 	E_BAD_CLOCK = -23,      /* a time control or a gift of time that cannot be */
 	E_NO_CLOCK = -24,       /* the game has no clock */
-	E_CODE_COUNT_ = 25
+	E_BAD_VACATION = -25,   /* a vacation with bad or past dates, or none to end */
+	E_VACATION_OVERLAP = -26, /* a vacation overlapping one already taken */
+	E_VACATION_DAYS = -27,  /* more vacation days than the year has left */
+	E_CODE_COUNT_ = 28
 };
 
 typedef struct app_error {

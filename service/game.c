@@ -6,6 +6,7 @@
 #include "notify.h"
 #include "view.h"
 #include "text.h"
+#include "vacation.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -709,6 +710,10 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 		r = map_rules_error(&re, err);
 		goto out;
 	}
+	if (vacation_acted(a, &g, seat, (long long)time(NULL), &de)) {
+		r = storage_fail(err, &de);
+		goto out;
+	}
 	/* An action made at any time (an alliance) is not the seat's turn: its clock goes on. */
 	r = store_move(a, &g, out, &oc, channel, anytime, err);
 out:
@@ -729,6 +734,20 @@ static int begin_action(app *a, const char *id, game_loaded *g, app_error *err)
 		game_loaded_free(g);
 	if (r)
 		db_rollback(a->db);
+	return r;
+}
+
+/* begin_action for an action of seat: it ends its player's vacation under way (vacation_acted). */
+static int begin_seat_action(app *a, const char *id, int seat, game_loaded *g, app_error *err)
+{
+	db_error de;
+	int r = begin_action(a, id, g, err);
+
+	if (!r && vacation_acted(a, g, seat, (long long)time(NULL), &de)) {
+		r = storage_fail(err, &de);
+		db_rollback(a->db);
+		game_loaded_free(g);
+	}
 	return r;
 }
 
@@ -775,7 +794,7 @@ int game_resign(app *a, const char *id, int seat, const char *channel, app_error
 	rules_result res = {0};
 	int r;
 
-	if ((r = begin_action(a, id, &g, err)))
+	if ((r = begin_seat_action(a, id, seat, &g, err)))
 		return r;
 	/* Games that go on without the resigner record the resignation as a move of its own. */
 	if (g.rules->resign) {
@@ -821,7 +840,7 @@ int game_draw(app *a, const char *id, int seat, const char *action, const char *
 	if (!action || (strcmp(action, "offer") && strcmp(action, "accept") &&
 			strcmp(action, "decline") && strcmp(action, "withdraw")))
 		return app_fail(err, E_BAD_REQUEST, "action must be offer, accept, decline or withdraw");
-	if ((r = begin_action(a, id, &g, err)))
+	if ((r = begin_seat_action(a, id, seat, &g, err)))
 		return r;
 	offer = g.rec->draw_offer;
 	/* A draw needs the seats still in the game; the others lose when it is drawn. */
@@ -880,7 +899,7 @@ int game_set_client_seed(app *a, const char *id, int seat, const char *client_se
 		return app_fail(err, r == 1 && client_seed && *client_seed ? E_TOO_LARGE : E_BAD_REQUEST,
 				"a client seed is 1 to %d printable ASCII characters (letters, digits, "
 				"punctuation, spaces)", LIMIT_CLIENT_SEED);
-	if ((r = begin_action(a, id, &g, err)))
+	if ((r = begin_seat_action(a, id, seat, &g, err)))
 		return r;
 	if (g.rec->dice_version < DICE_V2)
 		r = app_fail(err, E_SEEDS_FIXED, "this game's dice were committed before client seeds existed: "
@@ -1016,7 +1035,7 @@ int game_give_time(app *a, const char *id, int seat, const char *to, long long s
 	if (seconds < CLOCK_HOUR_S || seconds > LIMIT_CLOCK_GIVE_DAYS_MAX * CLOCK_DAY_S)
 		return app_fail(err, E_BAD_CLOCK, "give from 1/24 of a day (an hour) to %d days",
 				LIMIT_CLOCK_GIVE_DAYS_MAX);
-	if ((r = begin_action(a, id, &g, err)))
+	if ((r = begin_seat_action(a, id, seat, &g, err)))
 		return r;
 	for (int i = 0; to && i < g.rules->nseats; i++)
 		if (!strcasecmp(to, g.rules->seat_names[i]))

@@ -34,6 +34,9 @@
 #define LIMIT_CLOCK_DAYS_MAX         365          /* the most days a time control (days, max_days) may give */
 #define LIMIT_CLOCK_INCREMENT_DAYS_MAX 30         /* the most days a bank's increment may be */
 #define LIMIT_CLOCK_GIVE_DAYS_MAX    30           /* the most days one gift of time may give */
+#define LIMIT_VACATION_DAYS          30           /* vacation days a player has each calendar year (UTC); --vacation-days */
+#define LIMIT_VACATION_DAYS_MAX      366          /* the most --vacation-days may give */
+#define LIMIT_VACATION_AHEAD_DAYS    366          /* a vacation starts at most this many days ahead */
 #define LIMIT_CLOCK_SWEEP_BATCH      100          /* timeouts and reminders handled at one sweep; the next takes the rest */
 
 /* Mail */

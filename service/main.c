@@ -70,6 +70,9 @@ static const char usage_serve[] =
 	"                    0: no limit)\n"
 	"  --sweep-seconds N how often to look for expired links, held mails and digests due\n"
 	"                    (default " STRINGIFY(LIMIT_SWEEP_INTERVAL_S) ")\n"
+	"  --vacation-days N vacation days each player has a calendar year (UTC; default "
+	STRINGIFY(LIMIT_VACATION_DAYS) ",\n"
+	"                    0 to " STRINGIFY(LIMIT_VACATION_DAYS_MAX) ")\n"
 	"  --demo            create a demo Nchess game at start and print its seat links\n"
 	"\n"
 	"mail options:\n"
@@ -257,6 +260,7 @@ static int cmd_serve(int argc, char **argv)
 		{"mail-group", required_argument, NULL, 'G'},
 		{"games-per-hour", required_argument, NULL, 'H'},
 		{"sweep-seconds", required_argument, NULL, 'W'},
+		{"vacation-days", required_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -271,7 +275,7 @@ static int cmd_serve(int argc, char **argv)
 	char *sock_path = NULL, *control_path = NULL, proxy[64];
 	int lock_fd = -1;
 	app a = {.lock = PTHREAD_MUTEX_INITIALIZER, .games_per_hour = LIMIT_GAMES_PER_HOUR,
-		 .sweep_interval_s = LIMIT_SWEEP_INTERVAL_S};
+		 .sweep_interval_s = LIMIT_SWEEP_INTERVAL_S, .vacation_days = LIMIT_VACATION_DAYS};
 	http_server *srv = NULL;
 	sigset_t set;
 
@@ -321,6 +325,13 @@ static int cmd_serve(int argc, char **argv)
 			if (parse_count(optarg, 1000000, &a.games_per_hour)) {
 				fprintf(stderr, "rookery: --games-per-hour must be a number from 0 to 1000000, not \"%s\"\n",
 					optarg);
+				return 64;
+			}
+			break;
+		case 'V':
+			if (parse_count(optarg, LIMIT_VACATION_DAYS_MAX, &a.vacation_days)) {
+				fprintf(stderr, "rookery: --vacation-days must be a number from 0 to %d, not \"%s\"\n",
+					LIMIT_VACATION_DAYS_MAX, optarg);
 				return 64;
 			}
 			break;

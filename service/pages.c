@@ -9,6 +9,7 @@
 #include "limits.h"
 #include "tmpl.h"
 #include "token.h"
+#include "vacation.h"
 #include "view.h"
 #include "xalloc.h"
 
@@ -398,6 +399,10 @@ static json_t *clock_model(const game_loaded *g)
 		clock_duration_text(clock_remaining(c, i, now), left, sizeof left);
 		json_t *seat = json_pack("{s:s, s:s, s:s}", "seat", g->rules->seat_names[i], "name", g->rec->seats[i].name,
 					 "remaining", left);
+		if (c->seats[i].paused_until > now) {
+			clock_iso(c->seats[i].paused_until, at);
+			json_object_set_new(seat, "vacation_until", json_sprintf("%.10s %.5s UTC", at, at + 11));
+		}
 		if (c->seats[i].deadline) {
 			clock_iso(c->seats[i].deadline, at);
 			snprintf(text, sizeof text, "%.10s %.8s UTC", at, at + 11);
@@ -490,6 +495,9 @@ static void render_game(http_request *req, http_response *res, int status, const
 		json_t *targets = give_targets(g, seat);
 		json_object_set_new(viewer, "can_give", json_boolean(json_array_size(targets) > 0));
 		json_object_set_new(viewer, "give_to", targets);
+		char player[VACATION_PLAYER_TEXT];
+		vacation_player(g->rec, seat, player, sizeof player);
+		json_object_set_new(viewer, "vacation", page_vacation_model(req->app, g->rec->id, token, player));
 		json_object_set_new(m, "self_url", json_sprintf("/games/%s?seat=%s", g->rec->id, token));
 		/* Only a reader who came by the seat's mail can ask for more of it. */
 		int mailed = consent_token_mailed(req->app, token, g->rec->id, seat);
@@ -697,6 +705,23 @@ void page_clock(http_request *req, http_response *res)
 	free(token);
 	free(to);
 	free(days);
+}
+
+void page_vacation(http_request *req, http_response *res)
+{
+	app_error err = {0};
+	char *token, *fields[4] = {NULL, NULL, NULL, NULL};
+	static const char *const names[4] = {"end", "days", "from", "to"};
+	int seat = form_seat(req, &token, &err);
+
+	for (int i = 0; seat >= 0 && i < 4; i++)
+		fields[i] = http_form_field(req, names[i]);
+	if (seat >= 0)
+		page_vacation_act(req->app, req->params[0], seat, fields[0], fields[1], fields[2], fields[3], &err);
+	form_done(req, res, seat, token, &err, NULL);
+	free(token);
+	for (int i = 0; i < 4; i++)
+		free(fields[i]);
 }
 
 void page_mail_me(http_request *req, http_response *res)

@@ -57,4 +57,15 @@ int page_same_origin(http_request *req);
 /* The error page for code with message, with the code's HTTP status. */
 void page_error(http_request *req, http_response *res, int code, const char *message);
 
+/* POST /games/{id}/vacation: the vacation form (fields days, or from and to, or end=yes) of the seat's player. */
+void page_vacation(http_request *req, http_response *res);
+/*
+ * The vacation form's model for player with the seat link token of game_id:
+ * vacation_view's object with the form's fields, or JSON null when it cannot be read.
+ */
+json_t *page_vacation_model(app *a, const char *game_id, const char *token, const char *player);
+/* The vacation form's action for seat of game_id: end = "yes" ends it, else days or from..to takes one. */
+int page_vacation_act(app *a, const char *game_id, int seat, const char *end, const char *days, const char *from,
+		      const char *to, app_error *err);
+
 #endif

@@ -9,6 +9,7 @@
 #include "pages.h"
 #include "text.h"
 #include "token.h"
+#include "vacation.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -148,7 +149,8 @@ void page_me_games(http_request *req, http_response *res)
 	db_player_seat *seats = NULL;
 	size_t n = 0;
 	db_error de;
-	json_t *to_move = json_array(), *waiting = json_array(), *over = json_array();
+	json_t *to_move = json_array(), *waiting = json_array(), *over = json_array(), *vacation = NULL;
+	char player[VACATION_PLAYER_TEXT], last_token[TOKEN_TEXT] = "", last_game[GAME_ID_TEXT] = "";
 
 	char *csrf = http_form_field(req, "csrf");
 	int csrf_ok = token_form_ok(req->app->form_key, req->params[0], csrf);
@@ -202,6 +204,10 @@ void page_me_games(http_request *req, http_response *res)
 			if (k != seats[i].seat)
 				json_array_append_new(opp, json_string(g.rec->seats[k].name));
 		json_object_set_new(item, "opponents", opp);
+		/* The vacation form goes with one of the fresh links: every seat here is the same player's. */
+		vacation_player(g.rec, seats[i].seat, player, sizeof player);
+		snprintf(last_token, sizeof last_token, "%s", token);
+		snprintf(last_game, sizeof last_game, "%s", g.rec->id);
 		json_array_append_new(g.rec->over ? over : (game_turn_mask(&g) >> seats[i].seat) & 1 ? to_move : waiting,
 				      item);
 		game_loaded_free(&g);
@@ -212,12 +218,14 @@ void page_me_games(http_request *req, http_response *res)
 			app_fail(&err, E_INTERNAL, "the server could not do this; try again later");
 		goto out;
 	}
-	/* How much mail the address gets, with the form that changes it. */
+	/* How much mail the address gets, with the form that changes it; and the player's vacations. */
 	db_address ad;
 	json_t *prefs = db_address_find(req->app->db, email, &ad, &de) ? json_null() : page_mail_prefs(req->app, &ad);
 	db_address_clear(&ad);
-	page_render(req, res, 200, "me-games.html", json_pack("{s:s, s:s, s:O, s:O, s:O, s:b, s:o}", "title", "My games",
-		"email", email, "to_move", to_move, "waiting", waiting, "over", over, "none", n == 0, "prefs", prefs));
+	vacation = *last_token ? page_vacation_model(req->app, last_game, last_token, player) : json_null();
+	page_render(req, res, 200, "me-games.html", json_pack("{s:s, s:s, s:O, s:O, s:O, s:b, s:o, s:o}", "title",
+		"My games", "email", email, "to_move", to_move, "waiting", waiting, "over", over, "none", n == 0,
+		"prefs", prefs, "vacation", vacation));
 out:
 	if (err.code)
 		http_reply_error(req, res, err.code, err.message);

@@ -5,6 +5,7 @@
 #include "log.h"
 #include "notify.h"
 #include "outbox.h"
+#include "vacation.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -94,6 +95,7 @@ static void resume_clocks(app *a, long long now)
 		free(value);
 		if (last > 0 && outage > (long long)a->sweep_interval_s) {
 			if (db_begin(a->db, &de) || db_clocks_extend(a->db, outage, &n, &de) ||
+			    db_vacations_outage(a->db, last, now, &de) ||
 			    db_setting_put(a->db, SWEEP_HEARTBEAT, "0", 1, &de) || db_commit(a->db, &de)) {
 				db_rollback(a->db);
 				log_event("sweep: cannot extend the clocks by the outage: %s", de.message);
@@ -103,6 +105,19 @@ static void resume_clocks(app *a, long long now)
 		}
 	}
 	pthread_mutex_unlock(&a->lock);
+}
+
+/* Vacations that began stop their players' clocks (before the timeouts: none fires during one). */
+static int sweep_vacations(app *a, long long now)
+{
+	db_error de;
+	int n, r = vacation_pause_due(a, now, &n, &de);
+
+	if (r)
+		log_event("sweep: cannot stop the clocks of vacations: %s", de.message);
+	else if (n)
+		log_event("sweep: %d clock(s) stand still for vacations", n);
+	return r;
 }
 
 /* Each seat whose deadline passed loses on time, or leaves the game (game_timeout). */
@@ -150,6 +165,7 @@ static int (*const jobs[])(app *a, long long now) = {
 	sweep_links,
 	sweep_summaries,
 	sweep_digests,
+	sweep_vacations,
 	sweep_timeouts,
 	sweep_reminders,
 	sweep_heartbeat,   /* last: a heartbeat at t says a whole sweep ran at t */

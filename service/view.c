@@ -359,17 +359,18 @@ json_t *view_clock(const game_loaded *g, long long now)
 {
 	const db_clock *c = g->clock;
 	json_t *seats, *o;
-	char at[32];
+	char at[32], until[32];
 
 	if (!c)
 		return json_null();
 	seats = json_array();
 	for (int i = 0; i < c->nseats && i < g->rules->nseats; i++) {
 		clock_iso(c->seats[i].deadline, at);
+		clock_iso(c->seats[i].paused_until, until);
 		json_array_append_new(seats, json_pack("{s:s, s:I, s:o, s:o}", "seat", g->rules->seat_names[i],
 			"remaining_s", (json_int_t)clock_remaining(c, i, now),
 			"deadline", c->seats[i].deadline ? json_string(at) : json_null(),
-			"vacation_until", json_null()));
+			"vacation_until", c->seats[i].paused_until > now ? json_string(until) : json_null()));
 	}
 	o = json_pack("{s:s, s:o}", "type", clock_type_name(c->type), "days", days_json(c->base_s));
 	if (c->type == DB_CLOCK_BANK) {

@@ -183,6 +183,7 @@ class FormTests(blackbox.DaemonCase):
             (f"/games/{gid}/mail", seat_fields, {}),
             ("/mail/stop/1-" + "a" * 16, {"csrf": "0" * 64, "action": "stop"}, {}),
             (f"/games/{gid}/clock", {**seat_fields, "to": "North", "days": "1"}, {}),
+            (f"/games/{gid}/vacation", {**seat_fields, "days": "1"}, {}),
             (f"/games/{gid}/resign", {**seat_fields, "confirm": "yes"}, {}),
             (f"/games/{gid}/draw", {**seat_fields, "action": "offer"}, {}),
         ]
@@ -203,13 +204,13 @@ class FormTests(blackbox.DaemonCase):
         self.assertEqual(self.d.snapshot(), before)
         # The same posts with the page's own origin get past the check (the sign-in and unsubscribe
         # tokens are made up, only a seat link that came by mail may ask for mail, the game has
-        # no clock to give time on, and the resignation ends the game before the draw offer).
+        # no clock to give time on, a vacation is taken, and the resignation ends the game before the draw offer).
         statuses = []
         for path, fields, headers in routes:
             r = self.d.post_form(path, fields, origin=self.d.base, headers=headers)
             self.d.secrets.update(re.findall(r"\?seat=([A-Za-z0-9_-]+)", r.text))
             statuses.append(r.status)
-        self.assertEqual(statuses, [201, 200, 404, 303, 303, 403, 404, 409, 303, 409])
+        self.assertEqual(statuses, [201, 200, 404, 303, 303, 403, 404, 409, 303, 303, 409])
 
     def test_create_form_needs_cookie_and_token(self):
         fields = {"variant": "nchess", "name0": "Ann", "name1": "Ben"}
