@@ -440,6 +440,15 @@ class Daemon:
             conn.close()
 
 
+def run_tests(doc):
+    """A black-box test script's entry point: the path of the rookery binary, then unittest's options."""
+    global ROOKERY
+    if len(sys.argv) < 2:
+        sys.exit(doc)
+    ROOKERY = os.path.abspath(sys.argv.pop(1))
+    unittest.main(module="__main__", verbosity=2)
+
+
 def run_rookery(*args, cwd=None):
     return subprocess.run([ROOKERY, *args], capture_output=True, text=True, timeout=START_TIMEOUT,
                           cwd=cwd, stdin=subprocess.DEVNULL)

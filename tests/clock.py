@@ -401,12 +401,5 @@ class OutageTests(ClockCase):
         self.assertEqual(self.d.game(gid)["result"]["summary"], "North wins on time: South ran out of time")
 
 
-def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    blackbox.ROOKERY = os.path.abspath(sys.argv.pop(1))
-    unittest.main(verbosity=2)
-
-
 if __name__ == "__main__":
-    main()
+    blackbox.run_tests(__doc__)

@@ -342,12 +342,5 @@ class DailyCapTests(TrustCase):
         self.assertEqual(self.d.snapshot()["held_mails"], [])
 
 
-def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    blackbox.ROOKERY = os.path.abspath(sys.argv.pop(1))
-    unittest.main(verbosity=2)
-
-
 if __name__ == "__main__":
-    main()
+    blackbox.run_tests(__doc__)

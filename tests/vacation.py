@@ -365,4 +365,4 @@ class FormTests(VacationCase):
 
 
 if __name__ == "__main__":
-    clock.main()
+    blackbox.run_tests(__doc__)
