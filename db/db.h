@@ -205,6 +205,16 @@ int db_signin_take(db *d, const unsigned char hash[DB_HASH_BYTES], long long now
 /* Delete the seat links and sign-in tokens that expired at or before now; *count: how many. */
 int db_links_expire(db *d, long long now, int *count, db_error *err);
 
+/*
+ * A player's API token (given on the signed-in "My games" page) speaks for
+ * an email address until expires_at; the email of a valid one (malloc'd), or
+ * DB_E_NOTFOUND. Expired ones are deleted with the links (db_links_expire).
+ */
+int db_player_token_add(db *d, const unsigned char hash[DB_HASH_BYTES], const char *email, long long expires_at,
+			db_error *err);
+int db_player_token_email(db *d, const unsigned char hash[DB_HASH_BYTES], long long now, char **email,
+			  db_error *err);
+
 /* The seats held by an email address (case-insensitive), newest game first. */
 typedef struct db_player_seat {
 	char *game_id;

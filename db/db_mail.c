@@ -314,6 +314,7 @@ int db_links_expire(db *d, long long now, int *count, db_error *err)
 	static const char *const sql[] = {
 		"DELETE FROM seat_links WHERE expires_at <= ?1",
 		"DELETE FROM signin_tokens WHERE expires_at <= ?1",
+		"DELETE FROM player_tokens WHERE expires_at <= ?1",
 	};
 	int r = 0;
 
@@ -402,6 +403,40 @@ int db_rate_hit(db *d, const char *key, long long now, int window_s, int limit, 
 		*allowed = sqlite3_column_int(st, 0) <= limit;
 	else
 		r = dbi_sql_fail(d, err, "rate limit");
+	dbi_finish(d, st);
+	return r;
+}
+
+int db_player_token_add(db *d, const unsigned char hash[DB_HASH_BYTES], const char *email, long long expires_at,
+			db_error *err)
+{
+	sqlite3_stmt *st;
+	int r = dbi_prepare(d, "INSERT INTO player_tokens (token_hash, email, expires_at) VALUES (?1, ?2, ?3)",
+			    &st, err);
+
+	if (r)
+		return r;
+	sqlite3_bind_blob(st, 1, hash, DB_HASH_BYTES, SQLITE_TRANSIENT);
+	dbi_bind_text(st, 2, email);
+	sqlite3_bind_int64(st, 3, expires_at);
+	return dbi_step_done(d, st, err, "add player token");
+}
+
+int db_player_token_email(db *d, const unsigned char hash[DB_HASH_BYTES], long long now, char **email,
+			  db_error *err)
+{
+	sqlite3_stmt *st;
+	int r = dbi_prepare(d, "SELECT email FROM player_tokens WHERE token_hash = ?1 AND expires_at > ?2", &st, err);
+
+	*email = NULL;
+	if (r)
+		return r;
+	sqlite3_bind_blob(st, 1, hash, DB_HASH_BYTES, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, now);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*email = dbi_col_text(st, 0);
+	else
+		r = dbi_fail(err, DB_E_NOTFOUND, "unknown or expired player token");
 	dbi_finish(d, st);
 	return r;
 }

@@ -1,4 +1,4 @@
-/* api_vacation.c - GET and POST /api/vacation: a player's vacation days, taken and ended with a seat token. */
+/* api_vacation.c - GET and POST /api/vacation: a player's vacation days, with a seat token or the player's own. */
 #include "api.h"
 #include "errors.h"
 #include "game.h"
@@ -6,11 +6,15 @@
 
 #include <time.h>
 
-/* The player of the request's seat token into player; 0, or an error. */
+/* The player of the request's token (a player's token, or a seat's) into player; 0, or an error. */
 static int token_player(http_request *req, char *player, size_t size, app_error *err)
 {
 	game_loaded g;
 
+	if (req->auth_player) {
+		vacation_player_of_email(req->auth_player, player, size);
+		return 0;
+	}
 	if (game_load(req->app, req->auth_game, &g, err))
 		return err->code;
 	vacation_player(g.rec, req->auth_seat, player, size);

@@ -301,6 +301,24 @@ int game_authenticate(app *a, const char *token, char **game_id, int *seat, app_
 	return 0;
 }
 
+int game_authenticate_player(app *a, const char *token, char **email, app_error *err)
+{
+	unsigned char hash[TOKEN_HASH_BYTES];
+	db_error de;
+	int r;
+
+	*email = NULL;
+	if (!token || !token_well_formed(token))
+		return app_fail(err, E_UNAUTHORIZED, "that is not a valid token");
+	token_hash(token, hash);
+	r = db_player_token_email(a->db, hash, (long long)time(NULL), email, &de);
+	if (r == DB_E_NOTFOUND)
+		return app_fail(err, E_UNAUTHORIZED, "that token is not known or has expired");
+	if (r)
+		return storage_fail(err, &de);
+	return 0;
+}
+
 int game_load(app *a, const char *id, game_loaded *out, app_error *err)
 {
 	rules_error re;

@@ -81,6 +81,12 @@ int game_read_move(const game_loaded *g, int seat, const char *text, rules_move 
 /* Which game and seat a seat token opens. *game_id is malloc'd. */
 int game_authenticate(app *a, const char *token, char **game_id, int *seat, app_error *err);
 
+/*
+ * Which email address a player's API token (given on the signed-in "My
+ * games" page) speaks for. *email is malloc'd.
+ */
+int game_authenticate_player(app *a, const char *token, char **email, app_error *err);
+
 /* Load a game for reading. Caller frees with game_loaded_free. */
 int game_load(app *a, const char *id, game_loaded *out, app_error *err);
 void game_loaded_free(game_loaded *g);

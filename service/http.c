@@ -593,10 +593,16 @@ static int authenticate(http_request *req, app_error *err)
 	if (!h) {
 		if (req->route->auth == AUTH_SEAT)
 			return app_fail(err, E_UNAUTHORIZED, "send the seat token as Authorization: Bearer <token>");
+		if (req->route->auth == AUTH_PLAYER)
+			return app_fail(err, E_UNAUTHORIZED, "send a seat token, or your player token from \"My games\", "
+					"as Authorization: Bearer <token>");
 		return 0;
 	}
 	if (strncasecmp(h, "Bearer ", 7) != 0)
 		return app_fail(err, E_UNAUTHORIZED, "the Authorization header must be Bearer <token>");
+	/* A player's route takes the player's own token as well as any of its seats' tokens. */
+	if (req->route->auth == AUTH_PLAYER && game_authenticate_player(req->app, h + 7, &req->auth_player, err) == 0)
+		return 0;
 	r = game_authenticate(req->app, h + 7, &req->auth_game, &req->auth_seat, err);
 	if (r)
 		return r;
@@ -792,6 +798,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	free(pd->req.path);
 	free(pd->req.body);
 	free(pd->req.auth_game);
+	free(pd->req.auth_player);
 	free(pd);
 	*con_cls = NULL;
 }

@@ -11,7 +11,7 @@
 #define HTTP_MAX_PARAMS 4
 
 enum http_body { BODY_NONE, BODY_JSON, BODY_FORM, BODY_RAW };   /* RAW: the handler reads any body */
-enum http_auth { AUTH_NONE, AUTH_OPTIONAL, AUTH_SEAT };
+enum http_auth { AUTH_NONE, AUTH_OPTIONAL, AUTH_SEAT, AUTH_PLAYER };   /* PLAYER: a seat token or a player's API token */
 
 typedef struct http_request http_request;
 typedef struct http_response http_response;
@@ -42,6 +42,7 @@ struct http_request {
 	/* Filled by AUTH_OPTIONAL / AUTH_SEAT routes when a valid Bearer token came. */
 	char *auth_game;
 	int auth_seat;
+	char *auth_player;               /* AUTH_PLAYER with a player's API token: the email it speaks for */
 };
 
 struct http_response {

@@ -13,6 +13,7 @@
 #include "xalloc.h"
 
 #include <ctype.h>
+#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -212,6 +213,14 @@ void page_me_games(http_request *req, http_response *res)
 				      item);
 		game_loaded_free(&g);
 	}
+	/* The player's own API token (its vacations), shown once here like the seat links. */
+	char api_token[TOKEN_TEXT];
+	unsigned char api_hash[TOKEN_HASH_BYTES];
+	token_new(api_token);
+	token_hash(api_token, api_hash);
+	if (!err.code && db_player_token_add(req->app->db, api_hash, email, (long long)time(NULL) + LIMIT_MY_LINK_TTL_S,
+					     &de))
+		app_fail(&err, E_INTERNAL, "the server could not do this; try again later");
 	if (err.code || db_commit(req->app->db, &de)) {
 		db_rollback(req->app->db);
 		if (!err.code)
@@ -223,9 +232,10 @@ void page_me_games(http_request *req, http_response *res)
 	json_t *prefs = db_address_find(req->app->db, email, &ad, &de) ? json_null() : page_mail_prefs(req->app, &ad);
 	db_address_clear(&ad);
 	vacation = *last_token ? page_vacation_model(req->app, last_game, last_token, player) : json_null();
-	page_render(req, res, 200, "me-games.html", json_pack("{s:s, s:s, s:O, s:O, s:O, s:b, s:o, s:o}", "title",
+	page_render(req, res, 200, "me-games.html", json_pack("{s:s, s:s, s:O, s:O, s:O, s:b, s:o, s:o, s:s}", "title",
 		"My games", "email", email, "to_move", to_move, "waiting", waiting, "over", over, "none", n == 0,
-		"prefs", prefs, "vacation", vacation));
+		"prefs", prefs, "vacation", vacation, "api_token", api_token));
+	sodium_memzero(api_token, sizeof api_token);
 out:
 	if (err.code)
 		http_reply_error(req, res, err.code, err.message);

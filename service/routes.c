@@ -25,8 +25,8 @@ const http_route http_routes[] = {
 	{"GET",  "/api/games/{}/dice",         AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, api_get_dice},
 	{"PUT",  "/api/games/{}/client-seed",  AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_client_seed},
 	{"POST", "/api/games/{}/clock",        AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_clock},
-	{"GET",  "/api/vacation",              AUTH_SEAT,     BODY_NONE, LIMIT_BODY_NONE,  1, api_vacation_get},
-	{"POST", "/api/vacation",              AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_vacation_post},
+	{"GET",  "/api/vacation",              AUTH_PLAYER,    BODY_NONE, LIMIT_BODY_NONE,  1, api_vacation_get},
+	{"POST", "/api/vacation",              AUTH_PLAYER,    BODY_JSON, LIMIT_BODY_JSON,  1, api_vacation_post},
 
 	{"GET",  "/",                          AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_home},
 	{"POST", "/games",                     AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_create},

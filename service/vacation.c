@@ -75,6 +75,16 @@ int vacation_days_unused(long long end, long long now)
 	return end > now ? (int)((end - now) / CLOCK_DAY_S) : 0;
 }
 
+void vacation_player_of_email(const char *email, char *out, size_t size)
+{
+	size_t i;
+
+	/* As SQLite's lower() in db_vacation.c: ASCII letters only. */
+	for (i = 0; email[i] && i + 1 < size; i++)
+		out[i] = (char)(email[i] >= 'A' && email[i] <= 'Z' ? email[i] - 'A' + 'a' : email[i]);
+	out[i] = 0;
+}
+
 void vacation_player(const db_game *rec, int seat, char *out, size_t size)
 {
 	const char *email = NULL;
@@ -82,15 +92,10 @@ void vacation_player(const db_game *rec, int seat, char *out, size_t size)
 	for (int i = 0; i < rec->nseats; i++)
 		if (rec->seats[i].seat == seat)
 			email = rec->seats[i].email;
-	if (email && *email) {
-		size_t i;
-		/* As SQLite's lower() in db_vacation.c: ASCII letters only. */
-		for (i = 0; email[i] && i + 1 < size; i++)
-			out[i] = (char)(email[i] >= 'A' && email[i] <= 'Z' ? email[i] - 'A' + 'a' : email[i]);
-		out[i] = 0;
-	} else {
+	if (email && *email)
+		vacation_player_of_email(email, out, size);
+	else
 		snprintf(out, size, "#%s/%d", rec->id, seat);
-	}
 }
 
 static long long year_of(long long t)

@@ -362,6 +362,18 @@ class FormTests(VacationCase):
         v = self.ok(tokens["South"])
         self.assertEqual(v["days_left"], 27)
         self.assertAlmostEqual(iso_time(v["vacations"][0]["until"]), now + 3 * DAY, delta=60)
+        # The signed-in list gives the player's own API token: it speaks for the address (in any case
+        # of its letters), here and in the player's other games, and for nothing else.
+        api = re.search(r'<code id="api-token">([A-Za-z0-9_-]{32})</code>', listing).group(1)
+        self.d.secrets.add(api)
+        v = self.ok(api)
+        self.assertEqual(v["days_left"], 27)
+        v = self.ok(api, {"end": True})
+        self.assertIn(v["returned_days"], (2, 3))          # whole days: a moment of the first has passed
+        self.assertEqual(self.ok(tokens["South"])["days_left"], 27 + v["returned_days"])
+        self.assertEqual(self.d.get(f"/api/games/{gid}", token=api).status, 401, "not a seat token")
+        self.refused(api[:-1] + ("A" if api[-1] != "A" else "B"), {"days": 1}, "unauthorized")
+        self.refused(None, {"days": 1}, "unauthorized")
 
 
 if __name__ == "__main__":
