@@ -2,6 +2,7 @@
 #include "http.h"
 #include "errors.h"
 #include "game.h"
+#include "json_body.h"
 #include "limits.h"
 #include "log.h"
 #include "outbox.h"
@@ -185,57 +186,14 @@ void http_reply_error(http_request *req, http_response *res, int code, const cha
 	}
 }
 
-static int json_depth(json_t *v)
-{
-	int deepest = 0;
-	size_t i;
-	const char *k;
-	json_t *c;
-
-	if (json_is_object(v)) {
-		json_object_foreach(v, k, c) {
-			int d = json_depth(c);
-			if (d > deepest)
-				deepest = d;
-		}
-		return deepest + 1;
-	}
-	if (json_is_array(v)) {
-		json_array_foreach(v, i, c) {
-			int d = json_depth(c);
-			if (d > deepest)
-				deepest = d;
-		}
-		return deepest + 1;
-	}
-	return 0;
-}
-
 int http_json_body(http_request *req, json_t **out, app_error *err)
 {
 	const char *ct = http_header(req, "Content-Type");
-	json_error_t je;
-	json_t *v;
 
 	*out = NULL;
 	if (!ct || strncasecmp(ct, "application/json", 16) != 0 || (ct[16] && ct[16] != ';' && ct[16] != ' '))
 		return app_fail(err, E_MEDIA_TYPE, "send the body as application/json");
-	if (req->body_len == 0)
-		return app_fail(err, E_BAD_JSON, "the body is empty; a JSON object is expected");
-	v = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &je);
-	if (!v)
-		return app_fail(err, E_BAD_JSON, "invalid JSON at line %d column %d: %s", je.line,
-				je.column, je.text);
-	if (!json_is_object(v)) {
-		json_decref(v);
-		return app_fail(err, E_BAD_JSON, "the body must be a JSON object");
-	}
-	if (json_depth(v) > LIMIT_JSON_DEPTH) {
-		json_decref(v);
-		return app_fail(err, E_BAD_JSON, "the JSON is nested too deeply");
-	}
-	*out = v;
-	return 0;
+	return json_body_decode(req->body, req->body_len, out, err);
 }
 
 static int hexval(int c)

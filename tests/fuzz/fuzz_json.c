@@ -1,55 +1,29 @@
-/* fuzz_json.c - the API's strict JSON body decoding, as service/http.c (http_json_body) and the
- * handlers in service/api.c do it. */
+/* fuzz_json.c - the API's strict JSON body decoding (service/json_body.c, as http_json_body calls
+ * it) and the unpacking the handlers in service/api.c do. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include <jansson.h>
 
-#define FUZZ_JSON_DEPTH 8   /* LIMIT_JSON_DEPTH in service/limits.h */
-
-/* A copy of json_depth in service/http.c. */
-static int json_depth(json_t *v)
-{
-	int deepest = 0;
-	size_t i;
-	const char *k;
-	json_t *c;
-
-	if (json_is_object(v)) {
-		json_object_foreach(v, k, c) {
-			int d = json_depth(c);
-			if (d > deepest)
-				deepest = d;
-		}
-		return deepest + 1;
-	}
-	if (json_is_array(v)) {
-		json_array_foreach(v, i, c) {
-			int d = json_depth(c);
-			if (d > deepest)
-				deepest = d;
-		}
-		return deepest + 1;
-	}
-	return 0;
-}
+#include "json_body.h"
+#include "limits.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	json_error_t je;
+	app_error err;
 	json_t *body, *jply = NULL, *jseats = NULL, *s;
 	const char *text, *variant, *action, *name, *email;
 	size_t i;
 
-	if (size == 0)
-		return 0;
-	body = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &je);
-	if (!body)
-		return 0;
-	if (!json_is_object(body) || json_depth(body) > FUZZ_JSON_DEPTH) {
-		json_decref(body);
+	if (json_body_decode((const char *)data, size, &body, &err)) {
+		/* Refused: nothing decoded, and a message and the one code for bad JSON. */
+		if (body || err.code != E_BAD_JSON || !err.message[0])
+			abort();
 		return 0;
 	}
+	if (!json_is_object(body))
+		abort();
 	/* A move. */
 	if (json_unpack_ex(body, &je, JSON_STRICT, "{s:s, s:o}", "move", &text, "ply", &jply) == 0) {
 		if (!text || !jply)
