@@ -440,6 +440,15 @@ class Daemon:
             conn.close()
 
 
+def db_query(db, sql, args=()):
+    """The rows of one query of the database db, through a read-only connection of its own."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return conn.execute(sql, args).fetchall()
+    finally:
+        conn.close()
+
+
 def run_tests(doc):
     """A black-box test script's entry point: the path of the rookery binary, then unittest's options."""
     global ROOKERY

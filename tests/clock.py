@@ -17,7 +17,6 @@ Python standard library only.
 import calendar
 import os
 import re
-import sqlite3
 import sys
 import tempfile
 import time
@@ -85,11 +84,7 @@ class ClockCase(unittest.TestCase):
         return g["id"], tokens
 
     def query(self, sql, *args):
-        conn = sqlite3.connect(f"file:{self.d.db}?mode=ro", uri=True)
-        try:
-            return conn.execute(sql, args).fetchall()
-        finally:
-            conn.close()
+        return blackbox.db_query(self.d.db, sql, args)
 
     def wait_sweep(self):
         """Wait until a whole sweep ran at the daemon's present time (its heartbeat is the last job)."""
