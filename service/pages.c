@@ -499,12 +499,12 @@ static void render_game(http_request *req, http_response *res, int status, const
 		vacation_player(g->rec, seat, player, sizeof player);
 		json_object_set_new(viewer, "vacation", page_vacation_model(req->app, g->rec->id, token, player));
 		json_object_set_new(m, "self_url", json_sprintf("/games/%s?seat=%s", g->rec->id, token));
-		/* Only a reader who came by the seat's mail can ask for more of it. */
-		int mailed = consent_token_mailed(req->app, token, g->rec->id, seat);
-		json_object_set_new(json_object_get(m, "viewer"), "mail_offer", json_boolean(
-			!g->rec->over && mailed && consent_may_offer(req->app, g->rec->seats[seat].email)));
-		json_object_set_new(json_object_get(m, "viewer"), "mail_waits", json_boolean(
-			!g->rec->over && !mailed && consent_may_offer(req->app, g->rec->seats[seat].email)));
+		/* A seat whose address has not asked for mail: only a reader who came by that mail can ask.
+		 * Looked up only for a running game's seat with an address: most page views need neither. */
+		int asks = !g->rec->over && consent_may_offer(req->app, g->rec->seats[seat].email);
+		int mailed = asks && consent_token_mailed(req->app, token, g->rec->id, seat);
+		json_object_set_new(viewer, "mail_offer", json_boolean(asks && mailed));
+		json_object_set_new(viewer, "mail_waits", json_boolean(asks && !mailed));
 	}
 	page_render(req, res, status, "game.html", m);
 }
