@@ -152,12 +152,6 @@ int db_outbox_add(db *d, const char *game_id, const char *kind, const char *reci
 		  const char *message, const char *created_at, long long now, db_error *err);
 
 /*
- * How many mails db_outbox_add has queued since the database was opened (whether or not their
- * transaction committed): a change that leaves it as it was queued nothing to send.
- */
-unsigned long db_outbox_added(db *d);
-
-/*
  * Claim up to limit due mails (state queued, next_attempt_at <= now): mark
  * them sending and count the attempt, in one transaction of its own. A mail
  * marked sending is never claimed again, so it is sent at most once.

@@ -22,7 +22,6 @@ struct dbi_cached {
 struct db {
 	sqlite3 *conn;
 	struct dbi_cached cache[DBI_CACHE_SLOTS];
-	unsigned long outbox_added;   /* mails queued through this connection (see db_outbox_added) */
 };
 
 /* Fill err and return code. */

@@ -22,15 +22,7 @@ int db_outbox_add(db *d, const char *game_id, const char *kind, const char *reci
 	dbi_bind_text(st, 4, message);
 	sqlite3_bind_int64(st, 5, now);
 	dbi_bind_text(st, 6, created_at);
-	r = dbi_step_done(d, st, err, "queue mail");
-	if (!r)
-		d->outbox_added++;
-	return r;
-}
-
-unsigned long db_outbox_added(db *d)
-{
-	return d->outbox_added;
+	return dbi_step_done(d, st, err, "queue mail");
 }
 
 int db_outbox_claim(db *d, long long now, int limit, db_outbox_row **rows, size_t *n, db_error *err)

@@ -1,5 +1,6 @@
 /* api.c - JSON API handlers: unpack strictly, call the game actions, answer with views. */
 #include "api.h"
+#include "links.h"
 #include "consent.h"
 #include "errors.h"
 #include "game.h"
@@ -9,11 +10,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-char *api_seat_url(app *a, const char *game_id, const char *token)
-{
-	return xasprintf("%s/games/%s?seat=%s", a->base_url, game_id, token);
-}
 
 static void reply_err(http_request *req, http_response *res, const app_error *err)
 {
@@ -93,13 +89,13 @@ void api_create_game(http_request *req, http_response *res)
 	const rules_game *rg = rules_find(variant, 0);
 	out_seats = json_array();
 	for (int k = 0; k < created.nseats; k++) {
-		char *url = api_seat_url(req->app, created.id, created.tokens[k]);
+		char *url = link_seat(req->app, created.id, created.tokens[k]);
 		json_array_append_new(out_seats, json_pack("{s:s, s:s, s:s, s:s}",
 			"seat", rg->seat_names[k], "name", seats[k].name,
 			"token", created.tokens[k], "url", url));
 		free(url);
 	}
-	char *game_url = xasprintf("%s/games/%s", req->app->base_url, created.id);
+	char *game_url = link_game(req->app, created.id);
 	http_reply_json(res, 201, json_pack("{s:s, s:s, s:s, s:o}", "id", created.id,
 		"variant", rg->id, "url", game_url, "seats", out_seats));
 	free(game_url);
@@ -185,31 +181,6 @@ out:
 		reply_err(req, res, &err);
 }
 
-/* A query argument of up to 9 digits (so no overflow) in [min, max] into *out; def when absent. */
-static int query_count(http_request *req, const char *name, int def, int min, int max, int *out)
-{
-	const char *v = http_query(req, name);
-	size_t len = v ? strlen(v) : 0;
-
-	*out = def;
-	if (!v)
-		return 0;
-	if (len == 0 || len > 9 || strspn(v, "0123456789") != len)
-		return -1;
-	*out = atoi(v);
-	return *out < min || *out > max ? -1 : 0;
-}
-
-int api_page_query(http_request *req, int *from, int *limit, app_error *err)
-{
-	if (query_count(req, "from", 0, 0, 999999999, from))
-		return app_fail(err, E_BAD_REQUEST, "from must be a ply: a whole number from 0");
-	if (query_count(req, "limit", LIMIT_MOVES_PAGE_DEFAULT, 1, LIMIT_MOVES_PAGE_MAX, limit))
-		return app_fail(err, E_BAD_REQUEST, "limit must be a whole number from 1 to %d",
-				LIMIT_MOVES_PAGE_MAX);
-	return 0;
-}
-
 void api_get_moves(http_request *req, http_response *res)
 {
 	game_loaded g;
@@ -217,7 +188,7 @@ void api_get_moves(http_request *req, http_response *res)
 	json_t *moves;
 	int from, limit;
 
-	if (api_page_query(req, &from, &limit, &err) || game_load(req->app, req->params[0], &g, &err))
+	if (http_page_query(req, &from, &limit, &err) || game_load(req->app, req->params[0], &g, &err))
 		return reply_err(req, res, &err);
 	moves = view_moves(req->app, &g, req->auth_game ? req->auth_seat : -1, from, limit, &err);
 	game_loaded_free(&g);
@@ -304,7 +275,7 @@ void api_get_dice(http_request *req, http_response *res)
 	json_t *d;
 	int from, limit;
 
-	if (api_page_query(req, &from, &limit, &err) || game_load(req->app, req->params[0], &g, &err))
+	if (http_page_query(req, &from, &limit, &err) || game_load(req->app, req->params[0], &g, &err))
 		return reply_err(req, res, &err);
 	d = view_dice(req->app, &g, from, limit, &err);
 	game_loaded_free(&g);

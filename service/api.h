@@ -17,15 +17,7 @@ void api_draw(http_request *req, http_response *res);
 void api_client_seed(http_request *req, http_response *res);
 void api_get_dice(http_request *req, http_response *res);
 
-/*
- * The page of moves a request asks for: ?from= (a ply, default 0) and
- * ?limit= (1 to LIMIT_MOVES_PAGE_MAX, default LIMIT_MOVES_PAGE_DEFAULT).
- * 0, or E_BAD_REQUEST with err saying what is wrong.
- */
-int api_page_query(http_request *req, int *from, int *limit, app_error *err);
 
-/* The seat link of a token: <base>/games/<id>?seat=<token>. Caller frees. */
-char *api_seat_url(app *a, const char *game_id, const char *token);
 
 /* POST /api/games/{id}/clock: {"give": {"seat": "North", "days": 1}} gives another seat time (seat token). */
 void api_clock(http_request *req, http_response *res);

@@ -39,12 +39,3 @@ int app_load_keys(app *a)
 
 	return r ? r : load_key(a, "mail_key", a->mail_key);
 }
-
-void app_now(char out[32])
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}

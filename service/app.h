@@ -28,7 +28,5 @@ typedef struct app {
  */
 int app_load_keys(app *a);
 
-/* The current time as "2026-11-22T03:49:32Z". */
-void app_now(char out[32]);
 
 #endif

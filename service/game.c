@@ -1,5 +1,6 @@
 /* game.c - create games and run the move pipeline: authenticate, check, apply, store, in one transaction. */
 #include "game.h"
+#include "utc.h"
 #include "dice.h"
 #include "limits.h"
 #include "log.h"
@@ -231,7 +232,7 @@ int game_create_timed(app *a, const char *client, const char *variant, const gam
 	if (rg->start(NULL, &pos, &re))
 		return app_fail(err, E_INTERNAL, "cannot set up %s: %s", rg->title, re.message);
 
-	app_now(now);
+	utc_now(now);
 	g.variant = (char *)rg->id;
 	g.rules_version = rg->version;
 	g.options = "";
@@ -601,7 +602,7 @@ static int store_move(app *a, game_loaded *g, game_move_done *out, const rules_o
 	int r, seat = out->seat;
 
 	snprintf(out->note, sizeof out->note, "%s", oc->note);
-	app_now(now);
+	utc_now(now);
 	rec.ply = g->rec->ply;
 	rec.seat = seat;
 	rec.move = out->move;
@@ -776,7 +777,7 @@ static int finish_action(app *a, game_loaded *g, int seat, const char *action,
 	char now[32];
 	int r;
 
-	app_now(now);
+	utc_now(now);
 	free(g->rec->updated_at);
 	g->rec->updated_at = xstrdup(now);
 	r = db_action_append(a->db, g->rec->id, g->rec->ply, seat, action, channel, now, &de);
@@ -1000,7 +1001,7 @@ static int timeout_ends(app *a, game_loaded *g, int seat, app_error *err)
 			snprintf(res.summary, sizeof res.summary, "%s ran out of time", g->rules->seat_names[seat]);
 	}
 	record_result(g->rec, &res, g->rules->nseats);
-	app_now(now);
+	utc_now(now);
 	free(g->rec->updated_at);
 	g->rec->updated_at = xstrdup(now);
 	r = db_game_save_state(a->db, g->rec, &de);

@@ -1,12 +1,9 @@
 /* http.c - libmicrohttpd glue: bounded bodies, route matching, auth, one log line per request. */
 #include "http.h"
 #include "errors.h"
-#include "game.h"
 #include "json_body.h"
 #include "limits.h"
 #include "log.h"
-#include "outbox.h"
-#include "pages.h"
 #include "text.h"
 #include "xalloc.h"
 
@@ -41,6 +38,7 @@ struct watch {
 struct http_server {
 	struct MHD_Daemon *daemon;
 	app *app;
+	const http_site *site;
 	atomic_int in_flight;        /* requests begun and not yet completed */
 	pthread_mutex_t watch_lock;  /* the list, and the sockets in it staying open */
 	pthread_cond_t watch_wake;
@@ -182,8 +180,33 @@ void http_reply_error(http_request *req, http_response *res, int code, const cha
 				      "message", message);
 		http_reply_json(res, app_code_status(code), e);
 	} else {
-		page_error(req, res, code, message);
+		req->site->error_page(req, res, code, message);
 	}
+}
+
+/* A query argument of up to 9 digits (so no overflow) in [min, max] into *out; def when absent. */
+static int query_count(http_request *req, const char *name, int def, int min, int max, int *out)
+{
+	const char *v = http_query(req, name);
+	size_t len = v ? strlen(v) : 0;
+
+	*out = def;
+	if (!v)
+		return 0;
+	if (len == 0 || len > 9 || strspn(v, "0123456789") != len)
+		return -1;
+	*out = atoi(v);
+	return *out < min || *out > max ? -1 : 0;
+}
+
+int http_page_query(http_request *req, int *from, int *limit, app_error *err)
+{
+	if (query_count(req, "from", 0, 0, 999999999, from))
+		return app_fail(err, E_BAD_REQUEST, "from must be a ply: a whole number from 0");
+	if (query_count(req, "limit", LIMIT_MOVES_PAGE_DEFAULT, 1, LIMIT_MOVES_PAGE_MAX, limit))
+		return app_fail(err, E_BAD_REQUEST, "limit must be a whole number from 1 to %d",
+				LIMIT_MOVES_PAGE_MAX);
+	return 0;
 }
 
 int http_json_body(http_request *req, json_t **out, app_error *err)
@@ -348,11 +371,11 @@ no:
  * that are plain words) and "*" for each credential; any other path (a mistyped token link too) only
  * up to its first segment that is not a plain word.
  */
-static void log_path(const char *path, char *out, size_t size)
+static void log_path(const http_site *site, const char *path, char *out, size_t size)
 {
 	size_t len = 0;
 
-	for (const http_route *r = http_routes; r->method; r++)
+	for (const http_route *r = site->routes; r->method; r++)
 		if (match(r->pattern, path, NULL, out, size))
 			return;
 	out[0] = 0;
@@ -375,7 +398,7 @@ static const http_route *find_route(http_request *req, char *allow, size_t allow
 	const char *method = strcmp(req->method, "HEAD") == 0 ? "GET" : req->method;
 
 	allow[0] = 0;
-	for (const http_route *r = http_routes; r->method; r++) {
+	for (const http_route *r = req->site->routes; r->method; r++) {
 		if (!match(r->pattern, req->path, req, NULL, 0))
 			continue;
 		if (strcmp(r->method, method) == 0)
@@ -559,9 +582,9 @@ static int authenticate(http_request *req, app_error *err)
 	if (strncasecmp(h, "Bearer ", 7) != 0)
 		return app_fail(err, E_UNAUTHORIZED, "the Authorization header must be Bearer <token>");
 	/* A player's route takes the player's own token as well as any of its seats' tokens. */
-	if (req->route->auth == AUTH_PLAYER && game_authenticate_player(req->app, h + 7, &req->auth_player, err) == 0)
+	if (req->route->auth == AUTH_PLAYER && req->site->player_token(req->app, h + 7, &req->auth_player, err) == 0)
 		return 0;
-	r = game_authenticate(req->app, h + 7, &req->auth_game, &req->auth_seat, err);
+	r = req->site->seat_token(req->app, h + 7, &req->auth_game, &req->auth_seat, err);
 	if (r)
 		return r;
 	/* A token opens its own game only. */
@@ -613,14 +636,8 @@ static enum MHD_Result dispatch(struct pending *pd)
 		return send_error(pd, err.code, err.message);
 	}
 	res.status = 200;
-	unsigned long queued = db_outbox_added(req->app->db);
 	req->route->handler(req, &res);
-	queued = db_outbox_added(req->app->db) - queued;
 	pthread_mutex_unlock(&req->app->lock);
-	/* A change that queued mail: let the delivery worker look now (it also looks every few
-	 * seconds). Waking it after every other change too would cost each move a transaction. */
-	if (queued)
-		outbox_wake(req->app->outbox);
 	if (!res.body)
 		http_reply(&res, res.status ? res.status : 204, "text/plain", xstrdup(""), 0);
 	return send_response(pd, &res);
@@ -641,6 +658,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 	pd->srv = srv;
 	pd->req.conn = conn;
 	pd->req.app = srv->app;
+	pd->req.site = srv->site;
 	pd->req.auth_seat = -1;
 	pd->uri_too_long = strlen(uri) > LIMIT_URL_LENGTH;
 	return pd;
@@ -744,7 +762,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	/* The path is logged without its query string and its credentials (see routes.c). */
 	char shown[160], path[160];
 	if (pd->req.path)
-		log_path(pd->req.path, shown, sizeof shown);
+		log_path(pd->req.site, pd->req.path, shown, sizeof shown);
 	else
 		snprintf(shown, sizeof shown, "-");
 	log_sanitize(path, sizeof path, shown);
@@ -784,7 +802,7 @@ static void http_free(http_server *s)
 	free(s);
 }
 
-http_server *http_start(app *a, const char *address, unsigned port)
+http_server *http_start(app *a, const http_site *site, const char *address, unsigned port)
 {
 	struct sockaddr_storage ss;
 	struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
@@ -806,6 +824,7 @@ http_server *http_start(app *a, const char *address, unsigned port)
 	}
 	s = xcalloc(1, sizeof *s);
 	s->app = a;
+	s->site = site;
 	pthread_mutex_init(&s->watch_lock, NULL);
 	pthread_cond_init(&s->watch_wake, NULL);
 	/* One polling thread: requests run one at a time against the one writer connection. */

@@ -15,6 +15,7 @@ enum http_auth { AUTH_NONE, AUTH_OPTIONAL, AUTH_SEAT, AUTH_PLAYER };   /* PLAYER
 
 typedef struct http_request http_request;
 typedef struct http_response http_response;
+typedef struct http_site http_site;
 typedef void (*http_handler)(http_request *req, http_response *res);
 
 /* One row of the route table: see routes.c. */
@@ -31,6 +32,7 @@ typedef struct http_route {
 struct http_request {
 	void *conn;                      /* struct MHD_Connection */
 	app *app;
+	const http_site *site;
 	const http_route *route;
 	char method[8];
 	char *path;
@@ -56,8 +58,20 @@ struct http_response {
 	int code;                        /* the app_code of an error answer, for the log */
 };
 
-/* The route table, terminated by a NULL method. */
-extern const http_route http_routes[];
+/*
+ * What a server serves: its route table and what the layers above the server
+ * decide for it. The server knows no page, no game and no token; main hands
+ * it the site that routes.c puts together.
+ */
+struct http_site {
+	const http_route *routes;   /* terminated by a NULL method */
+	/* The HTML error page of a route that is not part of the API. */
+	void (*error_page)(http_request *req, http_response *res, int code, const char *message);
+	/* Which game and seat a seat token opens (*game_id malloc'd): 0 or an app_code. */
+	int (*seat_token)(app *a, const char *token, char **game_id, int *seat, app_error *err);
+	/* Which player a player's API token speaks for (*email malloc'd): 0 or an app_code. */
+	int (*player_token)(app *a, const char *token, char **email, app_error *err);
+};
 
 typedef struct http_server http_server;
 
@@ -65,7 +79,7 @@ typedef struct http_server http_server;
  * Start serving on address:port (address may be IPv4 or IPv6) with
  * libmicrohttpd's internal thread. Returns NULL and prints why on failure.
  */
-http_server *http_start(app *a, const char *address, unsigned port);
+http_server *http_start(app *a, const http_site *site, const char *address, unsigned port);
 
 /* The port actually bound (useful after asking for port 0). */
 unsigned http_port(http_server *s);
@@ -106,6 +120,12 @@ void http_reply_error(http_request *req, http_response *res, int code, const cha
  */
 int http_json_body(http_request *req, json_t **out, app_error *err);
 
+/*
+ * The page of moves a request asks for: ?from= (a ply, default 0) and
+ * ?limit= (1 to LIMIT_MOVES_PAGE_MAX, default LIMIT_MOVES_PAGE_DEFAULT).
+ * 0, or E_BAD_REQUEST with err saying what is wrong.
+ */
+int http_page_query(http_request *req, int *from, int *limit, app_error *err);
 /* A field of an application/x-www-form-urlencoded body, decoded; malloc'd or NULL. */
 char *http_form_field(http_request *req, const char *name);
 

@@ -1,6 +1,6 @@
 /* log.c - timestamped lines on standard error, written whole so threads do not interleave. */
 #include "log.h"
-#include "app.h"
+#include "utc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@ void log_event(const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	app_now(now);
+	utc_now(now);
 	n = snprintf(line, sizeof line, "%s ", now);
 	va_start(ap, fmt);
 	n += vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);

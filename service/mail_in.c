@@ -1,5 +1,6 @@
 /* mail_in.c - from a reply mail to a game action: find the reply token, read the first line, act or refuse. */
 #include "mail_in.h"
+#include "utc.h"
 #include "consent.h"
 #include "game.h"
 #include "limits.h"
@@ -290,7 +291,7 @@ static int handle(app *a, const mail_incoming *m, const char *recipient, char *m
 		r = MAIL_IN_OK;
 	}
 	if (r == MAIL_IN_OK && m->message_id) {
-		app_now(now);
+		utc_now(now);
 		if (db_begin(a->db, &de) == 0) {
 			if (db_mail_mark_seen(a->db, m->message_id, msg, now, &de) || db_commit(a->db, &de))
 				db_rollback(a->db);

@@ -1,5 +1,5 @@
 /* main.c - the rookery command: serve, migrate, --help, --version. */
-#include "api.h"
+#include "links.h"
 #include "app.h"
 #include "control_socket.h"
 #include "db.h"
@@ -13,6 +13,7 @@
 #include "mail_parse.h"
 #include "mail_socket.h"
 #include "outbox.h"
+#include "routes.h"
 #include "sweeper.h"
 #include "tmpl.h"
 #include "xalloc.h"
@@ -234,7 +235,7 @@ static int create_demo(app *a)
 	}
 	printf("Demo Nchess game %s: open each seat link in its own browser tab.\n", c.id);
 	for (int i = 0; i < c.nseats; i++) {
-		char *url = api_seat_url(a, c.id, c.tokens[i]);
+		char *url = link_seat(a, c.id, c.tokens[i]);
 		printf("  %-5s (%s): %s\n", i == 0 ? "South" : "North", seats[i].name, url);
 		free(url);
 	}
@@ -397,7 +398,7 @@ static int cmd_serve(int argc, char **argv)
 	a.outbox = outbox_start(&a, (int)retry);
 	if (!a.outbox)
 		goto out;
-	srv = http_start(&a, address, port);
+	srv = http_start(&a, &routes_site, address, port);
 	if (!srv)
 		goto out;
 	if (port == 0)

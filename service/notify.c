@@ -1,11 +1,13 @@
 /* notify.c - the texts of the mails, and to whom they go; composed now, sent later by the outbox. */
+#include "utc.h"
+#include "links.h"
 #include "notify.h"
-#include "api.h"
 #include "consent.h"
 #include "limits.h"
 #include "mail.h"
 #include "clock.h"
 #include "mail_compose.h"
+#include "outbox.h"
 #include "view.h"
 #include "xalloc.h"
 
@@ -58,7 +60,7 @@ static char *mint_seat_link(app *a, const char *game, int seat, db_error *err)
 	token_hash(token, hash);
 	if (db_seat_link_add(a->db, hash, game, seat, (long long)time(NULL) + LIMIT_SEAT_LINK_DAYS * 86400LL, err))
 		return NULL;
-	return api_seat_url(a, game, token);
+	return link_seat(a, game, token);
 }
 
 /*
@@ -76,8 +78,12 @@ static int queue(app *a, const char *game, const char *kind, mail_out *m, long l
 	m->text = text;
 	m->unsubscribe_url = stop;
 	msg = mail_compose(a->mail, m);
-	app_now(now);
+	utc_now(now);
 	r = db_outbox_add(a->db, game, kind, m->to_addr, msg, now, (long long)time(NULL), err);
+	/* The worker looks at once (it also looks every few seconds). It waits for the
+	 * database, which this change holds until it commits or rolls back. */
+	if (!r)
+		outbox_wake(a->outbox);
 	free(msg);
 	free(text);
 	free(stop);

@@ -1,6 +1,7 @@
 /* outbox.c - claim due mails under the lock, send them without it, record the outcome. */
 #define _GNU_SOURCE   /* pthread_timedjoin_np */
 #include "outbox.h"
+#include "utc.h"
 #include "log.h"
 #include "mail.h"
 #include "maildir.h"
@@ -51,7 +52,7 @@ static void record(app *a, const db_outbox_row *row, int result, const char *why
 	int r;
 
 	for (int attempt = 1;; attempt++) {
-		app_now(now);
+		utc_now(now);
 		pthread_mutex_lock(&a->lock);
 		if (result == SMTP_SENT)
 			r = db_outbox_sent(a->db, row->id, now, &de);

@@ -1,6 +1,6 @@
 /* pages.c - HTML pages: build a JSON model, render a template, handle the forms. */
 #include "pages.h"
-#include "api.h"
+#include "links.h"
 #include "board.h"
 #include "consent.h"
 #include "dice.h"
@@ -210,7 +210,7 @@ void page_create(http_request *req, http_response *res)
 		goto out;
 	json_t *links = json_array();
 	for (int i = 0; i < c.nseats; i++) {
-		char *url = api_seat_url(req->app, c.id, c.tokens[i]);
+		char *url = link_seat(req->app, c.id, c.tokens[i]);
 		json_array_append_new(links, json_pack("{s:s, s:s, s:s}", "seat", rg->seat_names[i],
 			"name", seats[i].name, "url", url));
 		free(url);
@@ -547,7 +547,7 @@ void page_moves(http_request *req, http_response *res)
 	json_t *moves, *m;
 	int from, limit;
 
-	if (api_page_query(req, &from, &limit, &err) || game_load(req->app, req->params[0], &g, &err))
+	if (http_page_query(req, &from, &limit, &err) || game_load(req->app, req->params[0], &g, &err))
 		return http_reply_error(req, res, err.code, err.message);
 	/* A spectator's view: whoever holds the link sees no secret move. */
 	if (!(moves = view_moves(req->app, &g, -1, from, limit, &err))) {

@@ -1,6 +1,7 @@
-/* routes.c - the route table: every address the server answers, its auth, body and handler. */
+/* routes.c - the site: every address the server answers, its auth, body and handler. */
+#include "routes.h"
 #include "api.h"
-#include "http.h"
+#include "game.h"
 #include "limits.h"
 #include "pages.h"
 
@@ -12,7 +13,7 @@
  * token...): both land in req->params in order, but the request log
  * writes a {token} segment as "*". Mark every secret segment {token}.
  */
-const http_route http_routes[] = {
+static const http_route routes[] = {
 	/* method  pattern                      auth           body       max body          api handler */
 	{"GET",  "/api/variants",              AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, api_variants},
 	{"POST", "/api/games",                 AUTH_NONE,     BODY_JSON, LIMIT_BODY_JSON,  1, api_create_game},
@@ -51,4 +52,11 @@ const http_route http_routes[] = {
 	{"GET",  "/favicon.svg",               AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_asset},
 	{"GET",  "/setup.js",                  AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_asset},
 	{NULL, NULL, AUTH_NONE, BODY_NONE, 0, 0, NULL},
+};
+
+const http_site routes_site = {
+	.routes = routes,
+	.error_page = page_error,
+	.seat_token = game_authenticate,
+	.player_token = game_authenticate_player,
 };

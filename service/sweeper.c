@@ -4,7 +4,6 @@
 #include "limits.h"
 #include "log.h"
 #include "notify.h"
-#include "outbox.h"
 #include "vacation.h"
 
 #include <pthread.h>
@@ -176,12 +175,8 @@ static void run_jobs(app *a)
 {
 	for (size_t i = 0; i < sizeof jobs / sizeof *jobs; i++) {
 		pthread_mutex_lock(&a->lock);
-		unsigned long queued = db_outbox_added(a->db);
 		jobs[i](a, (long long)time(NULL));
-		queued = db_outbox_added(a->db) - queued;
 		pthread_mutex_unlock(&a->lock);
-		if (queued)
-			outbox_wake(a->outbox);
 	}
 }
 
