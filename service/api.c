@@ -163,9 +163,7 @@ void api_post_move(http_request *req, http_response *res)
 	}
 	owner_acted(req);
 	if (game_submit_move(req->app, req->params[0], req->auth_seat, (int)json_integer_value(jply),
-			     text, "api", &done, &err))
-		goto out;
-	if (game_load(req->app, req->params[0], &g, &err))
+			     text, "api", &done, &g, &err))
 		goto out;
 	json_t *dice = json_array();
 	for (int i = 0; i < done.nrolls; i++)

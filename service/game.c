@@ -498,6 +498,7 @@ static int answer_duplicate(app *a, game_loaded *g, int ply, int seat, const cha
 	out->duplicate = 1;
 	snprintf(out->move, sizeof out->move, "%s", m.move);
 	snprintf(out->note, sizeof out->note, "%s", m.note);
+	out->secret = m.secret;
 	json_t *dice = json_loads(m.dice, 0, NULL);
 	size_t i;
 	json_t *v;
@@ -588,9 +589,9 @@ static int save_clock(app *a, game_loaded *g, unsigned movers, db_error *de)
 }
 
 /*
- * Store what just changed g->pos: the move row (out->move by out->seat, with
- * its note, dice and secrecy), the game's new state and its mails; then
- * commit. The transaction is the caller's, already open.
+ * Store what just changed g->pos in the caller's open transaction: the move
+ * row (out->move by out->seat, with its note, dice and secrecy), the game's
+ * new state in g->rec and in the database, and its mails. The caller commits.
  */
 static int store_move(app *a, game_loaded *g, game_move_done *out, const rules_outcome *oc,
 		      const char *channel, int anytime, app_error *err)
@@ -602,6 +603,7 @@ static int store_move(app *a, game_loaded *g, game_move_done *out, const rules_o
 	int r, seat = out->seat;
 
 	snprintf(out->note, sizeof out->note, "%s", oc->note);
+	out->secret = oc->secret;
 	utc_now(now);
 	rec.ply = g->rec->ply;
 	rec.seat = seat;
@@ -643,27 +645,34 @@ static int store_move(app *a, game_loaded *g, game_move_done *out, const rules_o
 	if (!r)
 		r = save_clock(a, g, anytime ? 0 : 1u << seat, &de);
 	if (!r)
-		r = notify_moved(a, g, seat, channel, &de);
-	if (!r)
-		r = db_commit(a->db, &de);
-	if (r) {
+		r = notify_moved(a, g, out, channel, &de);
+	if (r)
 		r = storage_fail(err, &de);
-	} else {
-		/* Even the log keeps a secret move (a hidden setup) to itself. */
-		log_event("game %s ply %d: %s played %s%s%s via %s", g->rec->id, rec.ply,
-			  g->rules->seat_names[seat], rec.secret ? "a secret move" : out->move,
-			  *out->note && !rec.secret ? " " : "", rec.secret ? "" : out->note, channel);
-		if (res.over)
-			log_event("game %s over: %s", g->rec->id, res.summary);
-	}
 	free(rec.dice);
 	free(rec.position_after);
 	free(rec.places);
 	return r;
 }
 
+/* Commit the change of g made by seat (move done) and log it: 0, or the storage error (rolled back). */
+static int commit_move(app *a, const game_loaded *g, const game_move_done *done, const char *channel,
+		       app_error *err)
+{
+	db_error de;
+
+	if (db_commit(a->db, &de))
+		return storage_fail(err, &de);
+	/* Even the log keeps a secret move (a hidden setup) to itself. */
+	log_event("game %s ply %d: %s played %s%s%s via %s", g->rec->id, done->ply,
+		  g->rules->seat_names[done->seat], done->secret ? "a secret move" : done->move,
+		  *done->note && !done->secret ? " " : "", done->secret ? "" : done->note, channel);
+	if (g->rec->over)
+		log_event("game %s over: %s", g->rec->id, g->rec->result);
+	return 0;
+}
+
 int game_submit_move(app *a, const char *id, int seat, int ply, const char *text,
-		     const char *channel, game_move_done *out, app_error *err)
+		     const char *channel, game_move_done *out, game_loaded *after, app_error *err)
 {
 	game_loaded g = {0};
 	rules_move mv;
@@ -734,10 +743,15 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 		goto out;
 	}
 	/* An action made at any time (an alliance) is not the seat's turn: its clock goes on. */
-	r = store_move(a, &g, out, &oc, channel, anytime, err);
+	if (!(r = store_move(a, &g, out, &oc, channel, anytime, err)))
+		r = commit_move(a, &g, out, channel, err);
 out:
+	/* A refused move, and the answer to a repeated one, changed nothing. */
 	db_rollback(a->db);
-	game_loaded_free(&g);
+	if (!r && after)
+		*after = g;
+	else
+		game_loaded_free(&g);
 	return r;
 }
 
@@ -825,7 +839,8 @@ int game_resign(app *a, const char *id, int seat, const char *channel, app_error
 			db_rollback(a->db);
 		} else {
 			snprintf(done.move, sizeof done.move, "resign");
-			r = store_move(a, &g, &done, &oc, channel, 0, err);
+			if (!(r = store_move(a, &g, &done, &oc, channel, 0, err)))
+				r = commit_move(a, &g, &done, channel, err);
 			db_rollback(a->db);
 		}
 		game_loaded_free(&g);

@@ -35,6 +35,7 @@ typedef struct game_move_done {
 	int ply;                        /* the ply the move made */
 	int seat;
 	int duplicate;                  /* the same move had already been stored */
+	int secret;                     /* shown to nobody but its author until revealed (a hidden setup) */
 	char move[RULES_TEXT_MAX];      /* canonical */
 	char note[RULES_NOTE_MAX];
 	int nrolls;
@@ -92,12 +93,14 @@ int game_load(app *a, const char *id, game_loaded *out, app_error *err);
 void game_loaded_free(game_loaded *g);
 
 /*
- * Submit a move line for seat at the expected ply. One transaction: check,
- * apply, store. Re-sending the exact move already made at ply answers as
- * before with duplicate set.
+ * Submit a move line for seat at the expected ply. One transaction, begun
+ * and committed here: check, apply, store, queue its mails. Re-sending the
+ * exact move already made at ply answers as before with duplicate set. On
+ * success, when after is not NULL, *after is the game as the move left it
+ * (caller frees with game_loaded_free).
  */
 int game_submit_move(app *a, const char *id, int seat, int ply, const char *text,
-		     const char *channel, game_move_done *out, app_error *err);
+		     const char *channel, game_move_done *out, game_loaded *after, app_error *err);
 
 /* Resign: the seat loses at once. */
 int game_resign(app *a, const char *id, int seat, const char *channel, app_error *err);

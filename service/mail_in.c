@@ -182,7 +182,7 @@ static int act(app *a, const char *game, int seat, int ply, const char *line, ap
 		r = game_draw(a, game, seat, action, "mail", err);
 		snprintf(done, done_size, "draw %s", action);
 	} else {
-		r = game_submit_move(a, game, seat, ply, line, "mail", &d, err);
+		r = game_submit_move(a, game, seat, ply, line, "mail", &d, NULL, err);
 		snprintf(done, done_size, "%s %s", d.duplicate ? "already played" : "played", d.move);
 	}
 	return r;

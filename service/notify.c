@@ -406,9 +406,8 @@ int notify_mail_mode(app *a, const game_loaded *g, int seat, const char *choice,
 	return r;
 }
 
-int notify_moved(app *a, const game_loaded *g, int mover, const char *channel, db_error *err)
+int notify_moved(app *a, const game_loaded *g, const game_move_done *done, const char *channel, db_error *err)
 {
-	db_move last;
 	char *what;
 	int r;
 
@@ -416,19 +415,17 @@ int notify_moved(app *a, const game_loaded *g, int mover, const char *channel, d
 		return 0;
 	if (g->rec->over)
 		return notify_over(a, g, err);
-	if ((r = db_move_get(a->db, g->rec->id, g->rec->ply - 1, &last, err)))
-		return r;
 	/* A secret move (a hidden setup) is named to nobody but its author. */
-	what = last.secret ? xstrdup("made a hidden move") : *last.note ?
-		xasprintf("played %s (%s)", last.move, last.note) : xasprintf("played %s", last.move);
-	r = notify_turns(a, g, mover, what, err);
+	what = done->secret ? xstrdup("made a hidden move") : *done->note ?
+		xasprintf("played %s (%s)", done->move, done->note) : xasprintf("played %s", done->move);
+	r = notify_turns(a, g, done->seat, what, err);
 	if (!r && !strcmp(channel, "mail")) {
-		char *mine = *last.note ? xasprintf("move %s (%s)", last.move, last.note) : xasprintf("move %s", last.move);
-		r = notify_accepted(a, g, mover, mine, err);
+		char *mine = *done->note ? xasprintf("move %s (%s)", done->move, done->note) :
+			xasprintf("move %s", done->move);
+		r = notify_accepted(a, g, done->seat, mine, err);
 		free(mine);
 	}
 	free(what);
-	db_move_clear(&last);
 	return r;
 }
 

@@ -15,10 +15,10 @@
 int notify_created(app *a, const game_loaded *g, db_error *err);
 
 /*
- * After mover's move: your-turn mails to the seats now to move, or game-over
+ * After the move done (g as it left it): your-turn mails to the seats now to move, or game-over
  * mails to all; and when the move came by mail, a confirmation to the mover.
  */
-int notify_moved(app *a, const game_loaded *g, int mover, const char *channel, db_error *err);
+int notify_moved(app *a, const game_loaded *g, const game_move_done *done, const char *channel, db_error *err);
 
 /*
  * After a side action ("resign", "offer", "accept", "decline", "withdraw") by

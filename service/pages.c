@@ -631,7 +631,7 @@ void page_move(http_request *req, http_response *res)
 		else if (!ply_text || end == ply_text || *end || ply < 0 || ply > 1000000)
 			app_fail(&err, E_BAD_REQUEST, "the form lost its ply; reload the page");
 		else
-			game_submit_move(req->app, req->params[0], seat, (int)ply, move, "web", &done, &err);
+			game_submit_move(req->app, req->params[0], seat, (int)ply, move, "web", &done, NULL, &err);
 	}
 	form_done(req, res, seat, token, &err, move);
 	free(token);

@@ -110,41 +110,52 @@ static void move_pipeline(void **state)
 	app_error err;
 
 	/* North may not open. */
-	assert_int_equal(game_submit_move(&f->a, f->c.id, 1, 0, "s 3 1 4 1", "api", &d, &err), E_NOT_YOUR_TURN);
+	assert_int_equal(game_submit_move(&f->a, f->c.id, 1, 0, "s 3 1 4 1", "api", &d, NULL, &err), E_NOT_YOUR_TURN);
 	/* A wrong ply changes nothing. */
-	assert_int_equal(game_submit_move(&f->a, f->c.id, 0, 3, "S 7 1 6 1", "api", &d, &err), E_STALE);
+	assert_int_equal(game_submit_move(&f->a, f->c.id, 0, 3, "S 7 1 6 1", "api", &d, NULL, &err), E_STALE);
 	/* Garbage and illegal moves name the problem. */
-	assert_int_equal(game_submit_move(&f->a, f->c.id, 0, 0, "hello", "api", &d, &err), E_BAD_MOVE);
-	assert_int_equal(game_submit_move(&f->a, f->c.id, 0, 0, "S 7 5 8 5", "api", &d, &err), E_ILLEGAL);
+	assert_int_equal(game_submit_move(&f->a, f->c.id, 0, 0, "hello", "api", &d, NULL, &err), E_BAD_MOVE);
+	assert_int_equal(game_submit_move(&f->a, f->c.id, 0, 0, "S 7 5 8 5", "api", &d, NULL, &err), E_ILLEGAL);
 	assert_true(strlen(err.message) > 0);
-	assert_int_equal(game_submit_move(&f->a, f->c.id, 0, 0, "S 7 5 6 5 \xff", "api", &d, &err), E_BAD_MOVE);
+	assert_int_equal(game_submit_move(&f->a, f->c.id, 0, 0, "S 7 5 6 5 \xff", "api", &d, NULL, &err), E_BAD_MOVE);
 	assert_int_equal(ply_of(f), 0);
 
 	/* A legal move, typed loosely, is stored canonically. */
-	assert_int_equal(game_submit_move(&f->a, f->c.id, 0, 0, "[s 7, 1, 6, 1]", "api", &d, &err), 0);
+	assert_int_equal(game_submit_move(&f->a, f->c.id, 0, 0, "[s 7, 1, 6, 1]", "api", &d, NULL, &err), 0);
 	assert_string_equal(d.move, "S 7 1 6 1");
 	assert_int_equal(d.ply, 0);
 	assert_false(d.duplicate);
 	assert_int_equal(ply_of(f), 1);
 
 	/* The same move again (even spelt differently) is answered, not stored twice. */
-	assert_int_equal(game_submit_move(&f->a, f->c.id, 0, 0, "S 7 1 6 1", "api", &d, &err), 0);
+	assert_int_equal(game_submit_move(&f->a, f->c.id, 0, 0, "S 7 1 6 1", "api", &d, NULL, &err), 0);
 	assert_true(d.duplicate);
 	assert_string_equal(d.move, "S 7 1 6 1");
 	assert_int_equal(ply_of(f), 1);
 	/* Another move for that ply is stale. */
-	assert_int_equal(game_submit_move(&f->a, f->c.id, 0, 0, "S 7 3 6 3", "api", &d, &err), E_STALE);
+	assert_int_equal(game_submit_move(&f->a, f->c.id, 0, 0, "S 7 3 6 3", "api", &d, NULL, &err), E_STALE);
 	/* The other seat cannot claim the ply either. */
-	assert_int_equal(game_submit_move(&f->a, f->c.id, 1, 0, "S 7 1 6 1", "api", &d, &err), E_STALE);
+	assert_int_equal(game_submit_move(&f->a, f->c.id, 1, 0, "S 7 1 6 1", "api", &d, NULL, &err), E_STALE);
 
-	assert_int_equal(game_submit_move(&f->a, f->c.id, 1, 1, "s 3 1 4 1", "mail", &d, &err), 0);
+	/* The pipeline hands back the game as the move left it: what a fresh load reads. */
+	game_loaded after, loaded;
+	assert_int_equal(game_submit_move(&f->a, f->c.id, 1, 1, "s 3 1 4 1", "mail", &d, &after, &err), 0);
 	assert_int_equal(ply_of(f), 2);
+	assert_int_equal(game_load(&f->a, f->c.id, &loaded, &err), 0);
+	assert_int_equal(after.rec->ply, 2);
+	assert_string_equal(after.rec->position, loaded.rec->position);
+	char *a_pos = after.rules->serialize(after.pos), *l_pos = loaded.rules->serialize(loaded.pos);
+	assert_string_equal(a_pos, l_pos);
+	free(a_pos);
+	free(l_pos);
+	game_loaded_free(&after);
+	game_loaded_free(&loaded);
 
 	/* An over-long move text is refused before anything else. */
 	char longtext[LIMIT_MOVE_TEXT + 2];
 	memset(longtext, ' ', sizeof longtext - 1);
 	longtext[sizeof longtext - 1] = 0;
-	assert_int_equal(game_submit_move(&f->a, f->c.id, 0, 2, longtext, "api", &d, &err), E_TOO_LARGE);
+	assert_int_equal(game_submit_move(&f->a, f->c.id, 0, 2, longtext, "api", &d, NULL, &err), E_TOO_LARGE);
 }
 
 static void draw_flow(void **state)
@@ -164,7 +175,7 @@ static void draw_flow(void **state)
 
 	/* An offer lapses when the other side moves instead of answering. */
 	assert_int_equal(game_draw(&f->a, f->c.id, 1, "offer", "web", &err), 0);
-	assert_int_equal(game_submit_move(&f->a, f->c.id, 0, 0, "S 7 1 6 1", "web", &d, &err), 0);
+	assert_int_equal(game_submit_move(&f->a, f->c.id, 0, 0, "S 7 1 6 1", "web", &d, NULL, &err), 0);
 	assert_int_equal(game_draw(&f->a, f->c.id, 0, "accept", "web", &err), E_NO_OFFER);
 
 	/* Offer, withdraw, offer, accept: drawn. */
@@ -178,7 +189,7 @@ static void draw_flow(void **state)
 	assert_string_equal(g.rec->ranks, "[1,1]");
 	assert_int_equal(game_turn_mask(&g), 0);
 	game_loaded_free(&g);
-	assert_int_equal(game_submit_move(&f->a, f->c.id, 1, 1, "s 3 1 4 1", "web", &d, &err), E_GAME_OVER);
+	assert_int_equal(game_submit_move(&f->a, f->c.id, 1, 1, "s 3 1 4 1", "web", &d, NULL, &err), E_GAME_OVER);
 	assert_int_equal(game_resign(&f->a, f->c.id, 1, "web", &err), E_GAME_OVER);
 }
 
