@@ -1,5 +1,4 @@
 /* pages_me.c - "my games": a sign-in link by mail, then every game of that address with fresh seat links. */
-#include "api.h"
 #include "consent.h"
 #include "errors.h"
 #include "game.h"
