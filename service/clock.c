@@ -151,13 +151,13 @@ void clock_iso(long long t, char out[32])
 	/* Years past 9999 do not fit the form (nor occur: deadlines are at most a few years away). */
 	if (y < 0 || y > 9999)
 		y = y < 0 ? 0 : 9999;
-	snprintf(out, 32, "%04d-%02d-%02dT%02d:%02d:%02dZ", (int)y, m, d, (int)(sec / 3600), (int)(sec / 60 % 60),
-		 (int)(sec % 60));
+	snprintf(out, 32, "%04d-%02d-%02dT%02d:%02d:%02dZ", (int)y, m, d, (int)(sec / CLOCK_HOUR_S),
+		 (int)(sec / CLOCK_MINUTE_S % 60), (int)(sec % CLOCK_MINUTE_S));
 }
 
 void clock_duration_text(long long s, char *out, size_t size)
 {
-	long long d = s / CLOCK_DAY_S, h = s % CLOCK_DAY_S / 3600, m = s % 3600 / 60;
+	long long d = s / CLOCK_DAY_S, h = s % CLOCK_DAY_S / CLOCK_HOUR_S, m = s % CLOCK_HOUR_S / CLOCK_MINUTE_S;
 
 	if (s < 0)
 		d = h = m = 0;

@@ -3,11 +3,9 @@
 #define ROOKERY_CLOCK_H
 
 #include "db.h"
+#include "limits.h"
 
 #include <stddef.h>
-
-#define CLOCK_DAY_S 86400LL
-#define CLOCK_HOUR_S 3600LL
 
 /*
  * Days (a JSON number, fractional down to an hour, 1/24) as whole seconds

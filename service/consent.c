@@ -40,7 +40,7 @@ int consent_gate(app *a, const char *email, const char *kind, const char *game_i
 		 int *verdict, long long *address_id, db_error *err)
 {
 	db_address ad;
-	long long today = now / 86400;
+	long long today = now / CLOCK_DAY_S;
 	int r = db_address_get(a->db, email, &ad, err);
 
 	*verdict = CONSENT_SKIP;

@@ -6,13 +6,14 @@
 #include "unix_socket.h"
 
 #include <stddef.h>
+#include <sysexits.h>
 
 /* Exit codes of `rookery backup` (sysexits.h). */
 enum {
 	CONTROL_OK = 0,
-	CONTROL_USAGE = 64,     /* a bad request: the path is not absolute */
-	CONTROL_FAILED = 74,    /* the backup failed, or the caller may not ask for one */
-	CONTROL_TEMPFAIL = 75,  /* the daemon is not running */
+	CONTROL_USAGE = EX_USAGE,       /* a bad request: the path is not absolute */
+	CONTROL_FAILED = EX_IOERR,      /* the backup failed, or the caller may not ask for one */
+	CONTROL_TEMPFAIL = EX_TEMPFAIL, /* the daemon is not running */
 };
 
 /* The socket's path for a database path: "<db>.control.sock". Caller frees. */

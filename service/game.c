@@ -108,12 +108,12 @@ static int limit_creation(app *a, const char *client, const game_seat_in *seats,
 		return storage_fail(err, &de);
 	if (a->games_per_hour) {
 		key = xasprintf("games-client:%s", client);
-		r = db_rate_hit(a->db, key, now, 3600, (int)a->games_per_hour, &games_ok, &de);
+		r = db_rate_hit(a->db, key, now, LIMIT_RATE_WINDOW_S, (int)a->games_per_hour, &games_ok, &de);
 		free(key);
 	}
 	if (!r && any) {
 		key = xasprintf("invite-client:%s", client);
-		r = db_rate_hit(a->db, key, now, 3600, LIMIT_INVITING_GAMES_PER_HOUR, &ok, &de);
+		r = db_rate_hit(a->db, key, now, LIMIT_RATE_WINDOW_S, LIMIT_INVITING_GAMES_PER_HOUR, &ok, &de);
 		free(key);
 		allowed &= ok;
 	}
@@ -124,7 +124,7 @@ static int limit_creation(app *a, const char *client, const game_seat_in *seats,
 		/* Addresses differ in case only in the rarest of set-ups: count them as one. */
 		for (char *p = key; *p; p++)
 			*p = (char)tolower((unsigned char)*p);
-		r = db_rate_hit(a->db, key, now, 3600, LIMIT_INVITATIONS_PER_HOUR, &ok, &de);
+		r = db_rate_hit(a->db, key, now, LIMIT_RATE_WINDOW_S, LIMIT_INVITATIONS_PER_HOUR, &ok, &de);
 		free(key);
 		allowed &= ok;
 	}

@@ -435,9 +435,11 @@ static void add_common_headers(struct MHD_Response *r, const http_response *res)
 		MHD_add_response_header(r, "Allow", res->allow);
 	if (res->set_cookie)
 		MHD_add_response_header(r, "Set-Cookie", res->set_cookie);
-	/* Rate limits count by the hour (see pages_me.c). */
-	if (res->status == 429)
-		MHD_add_response_header(r, "Retry-After", "3600");
+	if (res->status == 429) {
+		char retry[24];
+		snprintf(retry, sizeof retry, "%d", LIMIT_RATE_WINDOW_S);
+		MHD_add_response_header(r, "Retry-After", retry);
+	}
 }
 
 /* The watch of conn's connection, or NULL. */

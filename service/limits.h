@@ -2,6 +2,15 @@
 #ifndef ROOKERY_LIMITS_H
 #define ROOKERY_LIMITS_H
 
+/* Units of time, in seconds (long long, as unix times are). */
+#define CLOCK_MINUTE_S               60LL
+#define CLOCK_HOUR_S                 (60 * CLOCK_MINUTE_S)
+#define CLOCK_DAY_HOURS              24
+#define CLOCK_DAY_S                  (CLOCK_DAY_HOURS * CLOCK_HOUR_S)   /* a UTC day: unix time / CLOCK_DAY_S counts them */
+
+/* Rates: every "per hour" limit below counts the requests of this window, and a refused client is told to retry after it. */
+#define LIMIT_RATE_WINDOW_S          ((int)CLOCK_HOUR_S)   /* also the Retry-After of every 429 */
+
 /* HTTP */
 #define LIMIT_CONNECTIONS            512          /* open connections at once (the process has 1024 descriptors) */
 #define LIMIT_CONNECTIONS_PER_IP     32
@@ -55,7 +64,7 @@
 
 /* Sign-in links ("my games") and expired secrets */
 #define LIMIT_SIGNIN_TTL_S           900          /* a sign-in link works once, for 15 minutes */
-#define LIMIT_MY_LINK_TTL_S          (30 * 86400) /* seat links minted for the list work for a month */
+#define LIMIT_MY_LINK_TTL_S          (30 * CLOCK_DAY_S) /* seat links minted for the list work for a month */
 #define LIMIT_SIGNIN_PER_ADDRESS_PER_HOUR 3
 #define LIMIT_SIGNIN_PER_CLIENT_PER_HOUR 10
 #define LIMIT_SWEEP_INTERVAL_S       60           /* the sweeper's jobs (expiry, summaries, digests) run this often; serve --sweep-seconds */

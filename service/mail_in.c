@@ -92,9 +92,9 @@ static int refuse(app *a, const mail_incoming *m, const char *game_id, int seat,
 
 	snprintf(msg, size, "refused: %s", why);
 	if ((r = db_begin(a->db, &de)) == 0) {
-		r = db_rate_hit(a->db, key_seat, now, 3600, LIMIT_REFUSALS_PER_SEAT_HOUR, &seat_ok, &de);
+		r = db_rate_hit(a->db, key_seat, now, LIMIT_RATE_WINDOW_S, LIMIT_REFUSALS_PER_SEAT_HOUR, &seat_ok, &de);
 		if (!r)
-			r = db_rate_hit(a->db, key_game, now, 3600, LIMIT_REFUSALS_PER_GAME_HOUR, &game_ok, &de);
+			r = db_rate_hit(a->db, key_game, now, LIMIT_RATE_WINDOW_S, LIMIT_REFUSALS_PER_GAME_HOUR, &game_ok, &de);
 		if (!r && seat_ok && game_ok)
 			r = notify_refused(a, &rf, &de);
 		if (!r)

@@ -5,14 +5,15 @@
 #include "app.h"
 
 #include <stddef.h>
+#include <sysexits.h>
 
 /* Exit codes of sysexits.h, which MTAs understand: bounce, or keep and retry. */
 enum mail_in_status {
 	MAIL_IN_OK = 0,         /* handled: acted on, or answered with a refusal mail */
-	MAIL_IN_DATAERR = 65,   /* not a message we can read or answer: bounce */
-	MAIL_IN_NOUSER = 67,    /* no such reply address: bounce */
-	MAIL_IN_SOFTWARE = 70,
-	MAIL_IN_TEMPFAIL = 75,  /* try again later */
+	MAIL_IN_DATAERR = EX_DATAERR,   /* not a message we can read or answer: bounce */
+	MAIL_IN_NOUSER = EX_NOUSER,     /* no such reply address: bounce */
+	MAIL_IN_SOFTWARE = EX_SOFTWARE, /* the daemon did not understand the request */
+	MAIL_IN_TEMPFAIL = EX_TEMPFAIL, /* try again later */
 };
 
 /*

@@ -7,14 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DAY_HOURS 24
-
 /* The names of enum db_mail_mode in forms, in its order. */
 static const char *const mode_names[] = {"every_move", "digest", "essentials"};
 
 int mail_prefs_hour(const db_address *ad)
 {
-	return ad->digest_hour >= 0 && ad->digest_hour < DAY_HOURS ? ad->digest_hour : LIMIT_DIGEST_HOUR_DEFAULT;
+	return ad->digest_hour >= 0 && ad->digest_hour < CLOCK_DAY_HOURS ? ad->digest_hour : LIMIT_DIGEST_HOUR_DEFAULT;
 }
 
 /* A whole hour of the day: one or two digits, then nothing, ":00", or " utc" after either. */
@@ -24,7 +22,7 @@ static int parse_hour(const char *s, int *hour)
 
 	while (n < 2 && s[n] >= '0' && s[n] <= '9')
 		h = h * 10 + (s[n++] - '0');
-	if (n == 0 || h >= DAY_HOURS)
+	if (n == 0 || h >= CLOCK_DAY_HOURS)
 		return -1;
 	s += n;
 	if (!strncmp(s, ":00", 3))
@@ -97,7 +95,7 @@ json_t *mail_prefs_model(const db_address *ad)
 	char label[8], *describe = mail_prefs_describe(ad);
 	json_t *model;
 
-	for (int h = 0; h < DAY_HOURS; h++) {
+	for (int h = 0; h < CLOCK_DAY_HOURS; h++) {
 		snprintf(label, sizeof label, "%02d:00", h);
 		json_array_append_new(hours, json_pack("{s:i, s:s, s:b}", "value", h, "label", label,
 						       "selected", h == chosen));

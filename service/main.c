@@ -31,9 +31,12 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sysexits.h>
 #include <unistd.h>
 
 #define DEFAULT_DB "var/rookery.db"
+/* Exit status of serve and migrate besides sysexits.h's EX_USAGE: EXIT_FAILURE, or this one. */
+#define EXIT_DB_NEWER 2   /* the database was made by a newer Rookery */
 #define STRINGIFY_(x) #x
 #define STRINGIFY(x) STRINGIFY_(x)
 
@@ -149,7 +152,7 @@ static int open_db(const char *path, db **out)
 	ensure_parent_dir(path);
 	if (db_open(path, out, &de)) {
 		fprintf(stderr, "rookery: %s\n", de.message);
-		return de.code == DB_E_VERSION ? 2 : 1;
+		return de.code == DB_E_VERSION ? EXIT_DB_NEWER : EXIT_FAILURE;
 	}
 	return 0;
 }
@@ -268,7 +271,7 @@ static int cmd_serve(int argc, char **argv)
 	const char *address = "127.0.0.1", *dbpath = DEFAULT_DB, *base = NULL;
 	const char *smtp = NULL, *tls = "try", *from = NULL, *domain = "localhost", *maildir = NULL;
 	unsigned port = 8080, retry = 60;
-	int demo = 0, c, rc = 1, sig;
+	int demo = 0, c, rc = EXIT_FAILURE, sig;
 	mail_config mc = {0};
 	unix_server *msock = NULL, *csock = NULL;
 	sweeper *sweep = NULL;
@@ -286,7 +289,7 @@ static int cmd_serve(int argc, char **argv)
 		case 'p':
 			if (parse_port(optarg, &port)) {
 				fprintf(stderr, "rookery: --port must be 0..65535, not \"%s\"\n", optarg);
-				return 64;
+				return EX_USAGE;
 			}
 			break;
 		case 'd': dbpath = optarg; break;
@@ -300,65 +303,65 @@ static int cmd_serve(int argc, char **argv)
 		case 'Y':
 			if (parse_port(optarg, &retry) || retry == 0) {
 				fprintf(stderr, "rookery: --mail-retry must be 1..65535 seconds, not \"%s\"\n", optarg);
-				return 64;
+				return EX_USAGE;
 			}
 			break;
 		case 'P':
 			if (http_proxy_address(optarg, proxy, sizeof proxy)) {
 				fprintf(stderr, "rookery: --proxy must be an IPv4 or IPv6 address, not \"%s\"\n", optarg);
-				return 64;
+				return EX_USAGE;
 			}
 			a.proxy = proxy;
 			break;
 		case 'G':
 			if (parse_group(optarg, &mail_group)) {
 				fprintf(stderr, "rookery: --mail-group must be a group name or number, not \"%s\"\n", optarg);
-				return 64;
+				return EX_USAGE;
 			}
 			break;
 		case 'W':
 			if (parse_count(optarg, 3600, &a.sweep_interval_s) || a.sweep_interval_s == 0) {
 				fprintf(stderr, "rookery: --sweep-seconds must be a number from 1 to 3600, not \"%s\"\n", optarg);
-				return 64;
+				return EX_USAGE;
 			}
 			break;
 		case 'H':
 			if (parse_count(optarg, 1000000, &a.games_per_hour)) {
 				fprintf(stderr, "rookery: --games-per-hour must be a number from 0 to 1000000, not \"%s\"\n",
 					optarg);
-				return 64;
+				return EX_USAGE;
 			}
 			break;
 		case 'V':
 			if (parse_count(optarg, LIMIT_VACATION_DAYS_MAX, &a.vacation_days)) {
 				fprintf(stderr, "rookery: --vacation-days must be a number from 0 to %d, not \"%s\"\n",
 					LIMIT_VACATION_DAYS_MAX, optarg);
-				return 64;
+				return EX_USAGE;
 			}
 			break;
 		case 'h': fputs(usage_serve, stdout); return 0;
-		default: fputs(usage_serve, stderr); return 64;
+		default: fputs(usage_serve, stderr); return EX_USAGE;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "rookery serve: unexpected argument \"%s\"\n%s", argv[optind], usage_serve);
-		return 64;
+		return EX_USAGE;
 	}
 	if (base && strncmp(base, "http://", 7) && strncmp(base, "https://", 8)) {
 		fprintf(stderr, "rookery: --base-url must start with http:// or https://\n");
-		return 64;
+		return EX_USAGE;
 	}
 	if (smtp && strncmp(smtp, "smtp://", 7) && strncmp(smtp, "smtps://", 8)) {
 		fprintf(stderr, "rookery: --smtp must start with smtp:// or smtps://\n");
-		return 64;
+		return EX_USAGE;
 	}
 	if (strcmp(tls, "try") && strcmp(tls, "require") && strcmp(tls, "none")) {
 		fprintf(stderr, "rookery: --smtp-tls must be try, require or none\n");
-		return 64;
+		return EX_USAGE;
 	}
 	if (!*domain || strpbrk(domain, "@ \t<>")) {
 		fprintf(stderr, "rookery: --reply-domain must be a domain name\n");
-		return 64;
+		return EX_USAGE;
 	}
 	mc.smtp_url = smtp ? xstrdup(smtp) : NULL;
 	mc.tls = !strcmp(tls, "require") ? MAIL_TLS_REQUIRE : !strcmp(tls, "none") ? MAIL_TLS_NONE : MAIL_TLS_TRY;
@@ -392,7 +395,7 @@ static int cmd_serve(int argc, char **argv)
 		goto out;
 	if ((rc = open_db(dbpath, &a.db)))
 		goto out;
-	rc = 1;
+	rc = EXIT_FAILURE;
 	if (app_load_keys(&a))
 		goto out;
 	a.outbox = outbox_start(&a, (int)retry);
@@ -483,7 +486,7 @@ static int cmd_mail_in(int argc, char **argv)
 		case 'd': dbpath = optarg; break;
 		case 'r': recipient = optarg; break;
 		case 'h': fputs(usage_mail_in, stdout); return 0;
-		default: fputs(usage_mail_in, stderr); return MAIL_IN_SOFTWARE - 6;   /* EX_USAGE */
+		default: fputs(usage_mail_in, stderr); return EX_USAGE;
 		}
 	}
 	if (!recipient)
@@ -541,12 +544,12 @@ static int cmd_backup(int argc, char **argv)
 		switch (c) {
 		case 'd': dbpath = optarg; break;
 		case 'h': fputs(usage_backup, stdout); return 0;
-		default: fputs(usage_backup, stderr); return 64;
+		default: fputs(usage_backup, stderr); return EX_USAGE;
 		}
 	}
 	if (optind + 1 != argc) {
 		fputs(usage_backup, stderr);
-		return 64;
+		return EX_USAGE;
 	}
 	/* The daemon may run elsewhere: give it an absolute path. */
 	if (argv[optind][0] == '/')
@@ -578,7 +581,7 @@ static int cmd_migrate(int argc, char **argv)
 		switch (c) {
 		case 'd': dbpath = optarg; break;
 		case 'h': fputs(usage_migrate, stdout); return 0;
-		default: fputs(usage_migrate, stderr); return 64;
+		default: fputs(usage_migrate, stderr); return EX_USAGE;
 		}
 	}
 	umask(077);   /* as serve: the database is the owner's only */
@@ -593,11 +596,11 @@ int main(int argc, char **argv)
 {
 	if (sodium_init() < 0) {
 		fputs("rookery: libsodium failed to start\n", stderr);
-		return 1;
+		return EXIT_FAILURE;
 	}
 	if (argc < 2) {
 		fputs(usage_main, stderr);
-		return 64;
+		return EX_USAGE;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		fputs(usage_main, stdout);
@@ -622,5 +625,5 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "backup"))
 		return cmd_backup(argc - 1, argv + 1);
 	fprintf(stderr, "rookery: unknown command \"%s\"\n%s", argv[1], usage_main);
-	return 64;
+	return EX_USAGE;
 }

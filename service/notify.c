@@ -58,7 +58,7 @@ static char *mint_seat_link(app *a, const char *game, int seat, db_error *err)
 
 	token_new(token);
 	token_hash(token, hash);
-	if (db_seat_link_add(a->db, hash, game, seat, (long long)time(NULL) + LIMIT_SEAT_LINK_DAYS * 86400LL, err))
+	if (db_seat_link_add(a->db, hash, game, seat, (long long)time(NULL) + LIMIT_SEAT_LINK_DAYS * CLOCK_DAY_S, err))
 		return NULL;
 	return link_seat(a, game, token);
 }
@@ -552,8 +552,9 @@ int notify_signin(app *a, const char *address, const char *link, db_error *err)
 		return r;
 	id = new_message_id(a, NULL, "signin");
 	text = xasprintf("Hello,\n\nsomeone (we hope you) asked for a list of your games at Rookery.\n"
-			 "Open this link within 15 minutes to see them (it works once):\n\n%s\n\n"
-			 "If it was not you, ignore this mail: nothing happens without the link.\n", link);
+			 "Open this link within %lld minutes to see them (it works once):\n\n%s\n\n"
+			 "If it was not you, ignore this mail: nothing happens without the link.\n",
+			 LIMIT_SIGNIN_TTL_S / CLOCK_MINUTE_S, link);
 	mail_out m = {
 		.to_addr = address, .subject = "[Rookery] Your games", .message_id = id, .text = text,
 	};
@@ -570,7 +571,7 @@ int notify_summaries(app *a, long long now, int *sent, db_error *err)
 
 	*sent = 0;
 	/* A bounded batch a run: the next run takes the rest. */
-	while (*sent < LIMIT_SUMMARIES_PER_RUN && (r = db_held_due(a->db, now / 86400, &id, err)) == 0) {
+	while (*sent < LIMIT_SUMMARIES_PER_RUN && (r = db_held_due(a->db, now / CLOCK_DAY_S, &id, err)) == 0) {
 		db_address ad = {0};
 		db_held_game *held = NULL;
 		size_t n = 0;
@@ -715,8 +716,8 @@ out:
 
 int notify_digests(app *a, long long now, int *sent, db_error *err)
 {
-	long long id, today = now / 86400;
-	int hour = (int)(now % 86400 / 3600), r = 0;
+	long long id, today = now / CLOCK_DAY_S;
+	int hour = (int)(now % CLOCK_DAY_S / CLOCK_HOUR_S), r = 0;
 
 	*sent = 0;
 	/* A bounded batch a run: the next run, within the same hour, takes the rest. */

@@ -40,9 +40,9 @@ static int request_link(app *a, const char *email, const char *client, app_error
 
 	if ((r = db_begin(a->db, &de)))
 		goto storage;
-	r = db_rate_hit(a->db, key_c, now, 3600, LIMIT_SIGNIN_PER_CLIENT_PER_HOUR, &ok_client, &de);
+	r = db_rate_hit(a->db, key_c, now, LIMIT_RATE_WINDOW_S, LIMIT_SIGNIN_PER_CLIENT_PER_HOUR, &ok_client, &de);
 	if (!r)
-		r = db_rate_hit(a->db, key_a, now, 3600, LIMIT_SIGNIN_PER_ADDRESS_PER_HOUR, &ok_address, &de);
+		r = db_rate_hit(a->db, key_a, now, LIMIT_RATE_WINDOW_S, LIMIT_SIGNIN_PER_ADDRESS_PER_HOUR, &ok_address, &de);
 	if (!r && ok_client && ok_address && !(r = db_seats_by_email(a->db, email, &seats, &n, &de))) {
 		if (n > 0) {
 			char token[TOKEN_TEXT];
