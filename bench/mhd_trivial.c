@@ -1,11 +1,11 @@
 /*
  * mhd_trivial.c - the ceiling for GET requests: libmicrohttpd answering every request with the
  * same small JSON, in the daemon's threading mode and with its connection options
- * (service/http.c: one internal polling thread, MHD_USE_AUTO, the limits of service/limits.h).
+ * (service/http/http.c: one internal polling thread, MHD_USE_AUTO, the limits of service/core/limits.h).
  *
  * usage: mhd_trivial   (listens on 127.0.0.1, a free port; prints "port N"; stops on SIGTERM/SIGINT)
  */
-#include "limits.h"
+#include "core/limits.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>

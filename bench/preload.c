@@ -167,7 +167,7 @@ static int cmp_game(const void *a, const void *b)
 
 static void new_id(char out[ID_LEN + 1])
 {
-	static const char alphabet[] = "bcdfghjkmnpqrstvwxz23456789";   /* as service/game.c */
+	static const char alphabet[] = "bcdfghjkmnpqrstvwxz23456789";   /* as service/pipeline/create.c */
 
 	for (int i = 0; i < ID_LEN; i++)
 		out[i] = alphabet[rnd_below(sizeof alphabet - 1)];

@@ -43,8 +43,8 @@ HTTP_TIMEOUT = 30
 
 
 
-def read_limits(path=os.path.join(HERE, "..", "service", "limits.h")):
-    """The numeric #defines of service/limits.h, so that the tests follow the header."""
+def read_limits(path=os.path.join(HERE, "..", "service", "core", "limits.h")):
+    """The numeric #defines of service/core/limits.h, so that the tests follow the header."""
     limits = {}
     with open(path, encoding="utf-8") as f:
         for m in re.finditer(r"^#define\s+(LIMIT_\w+)\s+([0-9()*+ ]+?)\s*(?:/\*.*)?$", f.read(), re.M):

@@ -11,7 +11,7 @@ The real daemon on 127.0.0.1 (the harness of blackbox.py).
    page and the game JSON at that ply are hardly larger than at ply 20: they
    hold only the latest moves. The rules pages state the limit of each game.
 2. Paging: GET /api/games/{id}/moves and /dice answer one page at a time
-   (?from=PLY&limit=N, defaults and maximum from service/limits.h), with the
+   (?from=PLY&limit=N, defaults and maximum from service/core/limits.h), with the
    game's ply count and the next page's from; walking the pages gives every
    move once, in order; bad values are refused with 400 bad_request; secret
    moves stay hidden from the other seats on every page; every dice page

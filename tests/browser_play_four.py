@@ -46,7 +46,7 @@ import traceback
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import blackbox  # noqa: E402  (the limits of service/limits.h)
+import blackbox  # noqa: E402  (the limits of service/core/limits.h)
 import cdp  # noqa: E402
 import civil_war_game as cw  # noqa: E402  (the King hunt's geometry and the echo's form)
 import four_players as ca  # noqa: E402  (the scripted game, its seats and squares)

@@ -188,7 +188,7 @@ class FormTests(blackbox.DaemonCase):
             (f"/games/{gid}/draw", {**seat_fields, "action": "offer"}, {}),
         ]
         # Every POST route of the pages is in the list (a new form route belongs in it).
-        with open(os.path.join(blackbox.HERE, "..", "service", "routes.c"), encoding="utf-8") as f:
+        with open(os.path.join(blackbox.HERE, "..", "service", "daemon", "routes.c"), encoding="utf-8") as f:
             page_posts = re.findall(r'\{"POST",\s*"(/[^"]*)",.*,\s*0,\s*\w+\}', f.read())
         self.assertEqual(len(page_posts), len(routes), page_posts)
         before = self.d.snapshot()

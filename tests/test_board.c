@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "board.h"
-#include "view.h"
+#include "game/view.h"
+#include "pages/board.h"
 
 /* The board of a fresh game of variant as seat sees it, with last as the last move's places. */
 static json_t *drawn(const char *variant, int seat, const char *options, json_t *last)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "clock.h"
+#include "game/clock.h"
 
 #define DAY CLOCK_DAY_S
 #define HOUR CLOCK_HOUR_S

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/token.h"
 #include "db.h"
 #include "migrations.h"
 

@@ -7,8 +7,8 @@
 #include <sodium.h>
 #include <string.h>
 
-#include "dice.h"
-#include "limits.h"
+#include "core/limits.h"
+#include "game/dice.h"
 
 static const unsigned char seed[32] = {
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,

@@ -10,9 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "game.h"
-#include "limits.h"
+#include "core/app.h"
+#include "core/limits.h"
+#include "game/game.h"
+#include "pipeline/pipeline.h"
 
 struct fixture {
 	char path[64];

@@ -12,10 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mail.h"
-#include "mail_compose.h"
-#include "mail_parse.h"
-#include "maildir.h"
+#include "core/token.h"
+#include "mail_in/mail_parse.h"
+#include "mail_out/mail.h"
+#include "mail_out/mail_compose.h"
+#include "mail_out/maildir.h"
 
 static const unsigned char key[32] = {1, 2, 3};
 static mail_config mc = {.from = "rookery@rook.test", .reply_domain = "rook.test"};

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mail_parse.h"
+#include "mail_in/mail_parse.h"
 
 #define SUBJ "Re: [Rookery] Your move in Nchess game bcdfgh234567"
 #define TOK "play+k7q2m9x4@example.org"

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "limits.h"
-#include "mail_prefs.h"
+#include "core/limits.h"
+#include "mail_out/mail_prefs.h"
 
 static void commands(void **state)
 {

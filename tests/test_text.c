@@ -7,9 +7,9 @@
 #include <sodium.h>
 #include <string.h>
 
-#include "errors.h"
-#include "text.h"
-#include "token.h"
+#include "core/errors.h"
+#include "core/text.h"
+#include "core/token.h"
 
 static void utf8(void **state)
 {

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "tmpl.h"
+#include "pages/tmpl.h"
 
 #define T(name, text) { name, text, sizeof text - 1 }
 

@@ -6,8 +6,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "clock.h"
-#include "vacation.h"
+#include "game/clock.h"
+#include "game/vacation.h"
 
 #define DAY CLOCK_DAY_S
 #define HOUR CLOCK_HOUR_S

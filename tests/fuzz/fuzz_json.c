@@ -5,8 +5,8 @@
 
 #include <jansson.h>
 
-#include "json_body.h"
-#include "limits.h"
+#include "core/limits.h"
+#include "http/json_body.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

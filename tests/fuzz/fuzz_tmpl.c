@@ -6,7 +6,7 @@
 
 /* The header declares the table const; the harness rebuilds it for every input. */
 #define tmpl_files tmpl_files_declared_in_header
-#include "tmpl.h"
+#include "pages/tmpl.h"
 #undef tmpl_files
 
 struct tmpl_file tmpl_files[3];

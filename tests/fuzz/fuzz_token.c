@@ -5,8 +5,8 @@
 
 #include <sodium.h>
 
-#include "mail.h"
-#include "token.h"
+#include "core/token.h"
+#include "mail_out/mail.h"
 
 static const unsigned char key[32] = "0123456789abcdef0123456789abcde";
 

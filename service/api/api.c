@@ -1,0 +1,310 @@
+/* api.c - JSON API handlers: unpack strictly, call the game actions, answer with views. */
+#include "api/api.h"
+#include "core/errors.h"
+#include "core/limits.h"
+#include "core/links.h"
+#include "game/game.h"
+#include "pipeline/pipeline.h"
+#include "game/view.h"
+#include "mail_out/consent.h"
+#include "xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void reply_err(http_request *req, http_response *res, const app_error *err)
+{
+	http_reply_error(req, res, err->code, err->message);
+}
+
+/*
+ * A change asked for with a seat link that came by mail: its owner reads that
+ * mail (consent.h). Recorded before the change, so that the change's own mails
+ * (a game over, say) already reach its owner.
+ */
+static void owner_acted(http_request *req)
+{
+	const char *h = http_header(req, "Authorization");
+
+	if (h && strlen(h) > 7)
+		consent_token_acted(req->app, h + 7);
+}
+
+void api_variants(http_request *req, http_response *res)
+{
+	json_t *list = json_array();
+	(void)req;
+
+	for (size_t i = 0; rules_games[i]; i++) {
+		const rules_game *g = rules_games[i];
+		json_t *seats = json_array();
+		for (int s = 0; s < g->nseats; s++)
+			json_array_append_new(seats, json_string(g->seat_names[s]));
+		json_array_append_new(list, json_pack("{s:s, s:s, s:o, s:i, s:s, s:i, s:o}",
+			"id", g->id, "title", g->title, "seats", seats, "players", g->nseats,
+			"summary", g->summary, "rules_version", g->version,
+			"rules_url", json_sprintf("/rules/%s", g->id)));
+	}
+	http_reply_json(res, 200, json_pack("{s:o}", "variants", list));
+}
+
+void api_create_game(http_request *req, http_response *res)
+{
+	game_seat_in seats[RULES_MAX_SEATS];
+	game_created created;
+	app_error err = {0};
+	json_error_t je;
+	json_t *body, *jseats, *s, *out_seats, *jclock = NULL;
+	game_clock_in clock;
+	const char *variant;
+	char client[64];
+	size_t i, n;
+
+	if (http_json_body(req, &body, &err))
+		return reply_err(req, res, &err);
+	if (json_unpack_ex(body, &je, JSON_STRICT, "{s:s, s:o, s?o}", "variant", &variant, "seats", &jseats,
+			   "clock", &jclock)) {
+		app_fail(&err, E_BAD_REQUEST, "expected {\"variant\": string, \"seats\": [...], \"clock\": {...}}: %s",
+			 je.text);
+		goto out;
+	}
+	if (game_clock_parse(jclock, &clock, &err))
+		goto out;
+	if (!json_is_array(jseats) || (n = json_array_size(jseats)) == 0 || n > RULES_MAX_SEATS) {
+		app_fail(&err, E_BAD_REQUEST, "seats must be an array of 1 to %d seats", RULES_MAX_SEATS);
+		goto out;
+	}
+	json_array_foreach(jseats, i, s) {
+		seats[i].email = NULL;
+		if (json_unpack_ex(s, &je, JSON_STRICT, "{s:s, s?s}", "name", &seats[i].name,
+				   "email", &seats[i].email)) {
+			app_fail(&err, E_BAD_REQUEST, "seat %zu: expected {\"name\": string, \"email\": string}: %s",
+				 i + 1, je.text);
+			goto out;
+		}
+	}
+	http_client_address(req, client, sizeof client);
+	if (game_create_timed(req->app, client, variant, seats, (int)n, &clock, &created, &err))
+		goto out;
+
+	const rules_game *rg = rules_find(variant, 0);
+	out_seats = json_array();
+	for (int k = 0; k < created.nseats; k++) {
+		char *url = link_seat(req->app, created.id, created.tokens[k]);
+		json_array_append_new(out_seats, json_pack("{s:s, s:s, s:s, s:s}",
+			"seat", rg->seat_names[k], "name", seats[k].name,
+			"token", created.tokens[k], "url", url));
+		free(url);
+	}
+	char *game_url = link_game(req->app, created.id);
+	http_reply_json(res, 201, json_pack("{s:s, s:s, s:s, s:o}", "id", created.id,
+		"variant", rg->id, "url", game_url, "seats", out_seats));
+	free(game_url);
+out:
+	json_decref(body);
+	if (err.code)
+		reply_err(req, res, &err);
+}
+
+void api_get_game(http_request *req, http_response *res)
+{
+	game_loaded g;
+	app_error err;
+
+	if (game_load(req->app, req->params[0], &g, &err))
+		return reply_err(req, res, &err);
+	http_reply_json(res, 200, view_game(&g, req->auth_game ? req->auth_seat : -1));
+	game_loaded_free(&g);
+}
+
+void api_check_move(http_request *req, http_response *res)
+{
+	app_error err = {0};
+	game_loaded g;
+	rules_move mv;
+	rules_move_list next = {0};
+
+	if (game_load(req->app, req->params[0], &g, &err))
+		return reply_err(req, res, &err);
+	if (!http_query(req, "move"))
+		app_fail(&err, E_BAD_REQUEST, "give the partial move as ?move=");
+	else if (!game_read_move(&g, req->auth_seat, http_query(req, "move"), &mv, &err)) {
+		json_t *out = view_move_option(&g, &mv), *list = json_array();
+		if (mv.partial)
+			g.rules->continuations(g.pos, &mv, &next);
+		for (size_t i = 0; i < next.n; i++)
+			json_array_append_new(list, view_move_option(&g, &next.v[i]));
+		rules_move_list_free(&next);
+		json_object_set_new(out, "continuations", list);
+		http_reply_json(res, 200, out);
+	}
+	game_loaded_free(&g);
+	if (err.code)
+		reply_err(req, res, &err);
+}
+
+void api_post_move(http_request *req, http_response *res)
+{
+	app_error err = {0};
+	game_move_done done;
+	json_error_t je;
+	json_t *body, *jply = NULL;
+	const char *text;
+	game_loaded g;
+
+	if (http_json_body(req, &body, &err))
+		return reply_err(req, res, &err);
+	if (json_unpack_ex(body, &je, JSON_STRICT, "{s:s, s:o}", "move", &text, "ply", &jply)) {
+		app_fail(&err, E_BAD_REQUEST, "expected {\"move\": string, \"ply\": integer}: %s", je.text);
+		goto out;
+	}
+	if (!json_is_integer(jply) || json_integer_value(jply) < 0 || json_integer_value(jply) > 1000000) {
+		app_fail(&err, E_BAD_REQUEST, "ply must be a non-negative integer");
+		goto out;
+	}
+	owner_acted(req);
+	if (game_submit_move(req->app, req->params[0], req->auth_seat, (int)json_integer_value(jply),
+			     text, "api", &done, &g, &err))
+		goto out;
+	json_t *dice = json_array();
+	for (int i = 0; i < done.nrolls; i++)
+		json_array_append_new(dice, json_integer(done.rolls[i]));
+	http_reply_json(res, done.duplicate ? 200 : 201, json_pack("{s:i, s:s, s:s, s:s, s:o, s:b, s:o}",
+		"ply", done.ply, "seat", g.rules->seat_names[done.seat], "move", done.move,
+		"note", done.note, "dice", dice, "duplicate", done.duplicate,
+		"game", view_game(&g, req->auth_seat)));
+	game_loaded_free(&g);
+out:
+	json_decref(body);
+	if (err.code)
+		reply_err(req, res, &err);
+}
+
+void api_get_moves(http_request *req, http_response *res)
+{
+	game_loaded g;
+	app_error err;
+	json_t *moves;
+	int from, limit;
+
+	if (http_page_query(req, &from, &limit, &err) || game_load(req->app, req->params[0], &g, &err))
+		return reply_err(req, res, &err);
+	moves = view_moves(req->app, &g, req->auth_game ? req->auth_seat : -1, from, limit, &err);
+	game_loaded_free(&g);
+	if (!moves)
+		return reply_err(req, res, &err);
+	http_reply_json(res, 200, moves);
+}
+
+/* Answer a side action with the game's new state. */
+static void reply_state(http_request *req, http_response *res)
+{
+	game_loaded g;
+	app_error err;
+
+	if (game_load(req->app, req->params[0], &g, &err))
+		return reply_err(req, res, &err);
+	http_reply_json(res, 200, view_game(&g, req->auth_seat));
+	game_loaded_free(&g);
+}
+
+void api_resign(http_request *req, http_response *res)
+{
+	app_error err = {0};
+	json_t *body = NULL;
+	json_error_t je;
+
+	/* The body is optional; when sent it must be an empty object. */
+	if (req->body_len) {
+		if (http_json_body(req, &body, &err))
+			return reply_err(req, res, &err);
+		if (json_unpack_ex(body, &je, JSON_STRICT, "{}")) {
+			json_decref(body);
+			return http_reply_error(req, res, E_BAD_REQUEST, "resign takes no fields");
+		}
+		json_decref(body);
+	}
+	owner_acted(req);
+	if (game_resign(req->app, req->params[0], req->auth_seat, "api", &err))
+		return reply_err(req, res, &err);
+	reply_state(req, res);
+}
+
+/*
+ * A seat's action whose one field, a string, comes in a strict JSON body
+ * ({"<field>": "..."}), answered with the game's new state.
+ */
+static void field_action(http_request *req, http_response *res, const char *field, const char *expected,
+			 int (*act)(app *, const char *, int, const char *, const char *, app_error *))
+{
+	app_error err = {0};
+	json_error_t je;
+	json_t *body;
+	const char *value;
+
+	if (http_json_body(req, &body, &err))
+		return reply_err(req, res, &err);
+	if (json_unpack_ex(body, &je, JSON_STRICT, "{s:s}", field, &value)) {
+		json_decref(body);
+		return http_reply_error(req, res, E_BAD_REQUEST, expected);
+	}
+	owner_acted(req);
+	int r = act(req->app, req->params[0], req->auth_seat, value, "api", &err);
+	json_decref(body);
+	if (r)
+		return reply_err(req, res, &err);
+	reply_state(req, res);
+}
+
+void api_draw(http_request *req, http_response *res)
+{
+	field_action(req, res, "action", "expected {\"action\": \"offer\"|\"accept\"|\"decline\"|\"withdraw\"}",
+		     game_draw);
+}
+
+void api_client_seed(http_request *req, http_response *res)
+{
+	field_action(req, res, "client_seed", "expected {\"client_seed\": string}", game_set_client_seed);
+}
+
+void api_get_dice(http_request *req, http_response *res)
+{
+	game_loaded g;
+	app_error err;
+	json_t *d;
+	int from, limit;
+
+	if (http_page_query(req, &from, &limit, &err) || game_load(req->app, req->params[0], &g, &err))
+		return reply_err(req, res, &err);
+	d = view_dice(req->app, &g, from, limit, &err);
+	game_loaded_free(&g);
+	if (!d)
+		return reply_err(req, res, &err);
+	http_reply_json(res, 200, d);
+}
+
+void api_clock(http_request *req, http_response *res)
+{
+	app_error err = {0};
+	json_error_t je;
+	json_t *body, *days;
+	const char *to;
+	long long seconds;
+
+	if (http_json_body(req, &body, &err))
+		return reply_err(req, res, &err);
+	if (json_unpack_ex(body, &je, JSON_STRICT, "{s:{s:s, s:o}}", "give", "seat", &to, "days", &days)) {
+		json_decref(body);
+		return http_reply_error(req, res, E_BAD_REQUEST, "expected {\"give\": {\"seat\": string, \"days\": number}}");
+	}
+	if (!json_is_number(days) || clock_days_seconds(json_number_value(days), LIMIT_CLOCK_GIVE_DAYS_MAX, &seconds))
+		app_fail(&err, E_BAD_CLOCK, "days must be a number from 1/24 (an hour) to %d", LIMIT_CLOCK_GIVE_DAYS_MAX);
+	else
+		owner_acted(req);
+	if (!err.code)
+		game_give_time(req->app, req->params[0], req->auth_seat, to, seconds, "api", &err);
+	json_decref(body);
+	if (err.code)
+		return reply_err(req, res, &err);
+	reply_state(req, res);
+}

@@ -1,0 +1,29 @@
+/* api.h - the JSON API handlers (routes in routes.c, documented in docs/api.md). */
+#ifndef ROOKERY_API_H
+#define ROOKERY_API_H
+
+#include "http/http.h"
+
+void api_variants(http_request *req, http_response *res);
+void api_create_game(http_request *req, http_response *res);
+void api_get_game(http_request *req, http_response *res);
+void api_post_move(http_request *req, http_response *res);
+/* GET /api/games/{id}/check?move=: a move read without playing it, with its continuations when partial. */
+void api_check_move(http_request *req, http_response *res);
+void api_get_moves(http_request *req, http_response *res);
+void api_resign(http_request *req, http_response *res);
+void api_draw(http_request *req, http_response *res);
+/* PUT /api/games/{id}/client-seed: the seat's client seed for the dice, while no die has rolled. */
+void api_client_seed(http_request *req, http_response *res);
+void api_get_dice(http_request *req, http_response *res);
+
+
+
+/* POST /api/games/{id}/clock: {"give": {"seat": "North", "days": 1}} gives another seat time (seat token). */
+void api_clock(http_request *req, http_response *res);
+/* GET /api/vacation: the seat token's player's vacation days left this year and its vacations to come. */
+void api_vacation_get(http_request *req, http_response *res);
+/* POST /api/vacation: {"days": N}, {"from": "YYYY-MM-DD", "to": "YYYY-MM-DD"} or {"end": true} (seat token). */
+void api_vacation_post(http_request *req, http_response *res);
+
+#endif

@@ -1,0 +1,40 @@
+/* app.h - what every request handler shares: the database and the public address. */
+#ifndef ROOKERY_APP_H
+#define ROOKERY_APP_H
+
+#include "core/errors.h"
+#include "db.h"
+
+#include <pthread.h>
+
+#define APP_KEY_BYTES 32
+
+typedef struct app {
+	db *db;
+	pthread_mutex_t lock;                  /* held while using db: HTTP, mail-in and delivery threads share it */
+	char *base_url;                        /* "http://127.0.0.1:8080", no trailing slash */
+	const char *proxy;                     /* the reverse proxy's address (--proxy), or NULL */
+	unsigned games_per_hour;               /* games one client address may create an hour; 0: no limit */
+	unsigned sweep_interval_s;             /* how often the sweeper's jobs run (serve --sweep-seconds) */
+	unsigned vacation_days;                /* vacation days a player has each calendar year (--vacation-days) */
+	unsigned char form_key[APP_KEY_BYTES]; /* keys the per-form tokens; kept in the database */
+	unsigned char mail_key[APP_KEY_BYTES]; /* keys the reply addresses of mails */
+	struct mail_config *mail;              /* NULL: no mail at all (tests of the core) */
+	struct outbox *outbox;                 /* the delivery worker, woken after changes */
+} app;
+
+/*
+ * Load (or create on first start) the server's form and mail keys. Returns 0 or a
+ * negative app_code.
+ */
+int app_load_keys(app *a);
+
+
+/*
+ * A storage failure as the service's error: logged, and told to the user
+ * without the database's message (E_UNAVAILABLE when the database was busy,
+ * E_INTERNAL otherwise). Returns the code.
+ */
+int app_storage_fail(app_error *err, const db_error *de);
+
+#endif

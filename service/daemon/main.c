@@ -1,0 +1,630 @@
+/* main.c - the rookery command: serve, migrate, --help, --version. */
+#include "core/app.h"
+#include "core/limits.h"
+#include "core/links.h"
+#include "core/log.h"
+#include "daemon/control_socket.h"
+#include "daemon/routes.h"
+#include "daemon/sweeper.h"
+#include "db.h"
+#include "game/game.h"
+#include "pipeline/pipeline.h"
+#include "http/http.h"
+#include "mail_in/mail_in.h"
+#include "mail_in/mail_parse.h"
+#include "mail_in/mail_socket.h"
+#include "mail_out/mail.h"
+#include "mail_out/mail_compose.h"
+#include "mail_out/outbox.h"
+#include "pages/tmpl.h"
+#include "xalloc.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <libgen.h>
+#include <getopt.h>
+#include <grp.h>
+#include <signal.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#define DEFAULT_DB "var/rookery.db"
+/* Exit status of serve and migrate besides sysexits.h's EX_USAGE: EXIT_FAILURE, or this one. */
+#define EXIT_DB_NEWER 2   /* the database was made by a newer Rookery */
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
+
+static const char usage_main[] =
+	"usage: rookery <command> [options]\n"
+	"\n"
+	"Rookery: a play-by-mail server for chess variants.\n"
+	"\n"
+	"commands:\n"
+	"  serve      run the web server, the JSON API and the mail service\n"
+	"  mail-in    hand one incoming mail (standard input) to the running server\n"
+	"  backup     copy the running server's database into a new file, consistently\n"
+	"  migrate    create or upgrade the database, then exit\n"
+	"\n"
+	"options:\n"
+	"  -h, --help       show this help (rookery <command> --help for a command's options)\n"
+	"  -V, --version    show the version\n";
+
+static const char usage_serve[] =
+	"usage: rookery serve [options]\n"
+	"\n"
+	"Serve the web pages and the JSON API until SIGTERM or SIGINT.\n"
+	"\n"
+	"options:\n"
+	"  --address ADDR    listen on this IPv4 or IPv6 address (default 127.0.0.1)\n"
+	"  --port PORT       listen on this TCP port (default 8080; 0 picks a free one)\n"
+	"  --db PATH         the SQLite database (default " DEFAULT_DB ", created if missing)\n"
+	"  --base-url URL    the public address used in links (default http://ADDR:PORT)\n"
+	"  --proxy ADDR      requests from this address come through a reverse proxy: rate limits\n"
+	"                    count the client it names last in X-Forwarded-For, and the proxy is\n"
+	"                    not held to the connections-per-address limit\n"
+	"  --games-per-hour N\n"
+	"                    games one client address may create an hour (default "
+	STRINGIFY(LIMIT_GAMES_PER_HOUR) ";\n"
+	"                    0: no limit)\n"
+	"  --sweep-seconds N how often to look for expired links, held mails and digests due\n"
+	"                    (default " STRINGIFY(LIMIT_SWEEP_INTERVAL_S) ")\n"
+	"  --vacation-days N vacation days each player has a calendar year (UTC; default "
+	STRINGIFY(LIMIT_VACATION_DAYS) ",\n"
+	"                    0 to " STRINGIFY(LIMIT_VACATION_DAYS_MAX) ")\n"
+	"  --demo            create a demo Nchess game at start and print its seat links\n"
+	"\n"
+	"mail options:\n"
+	"  --smtp URL        send mail through this SMTP server: smtp://host:port (STARTTLS when\n"
+	"                    offered) or smtps://host:port (TLS); user:password@ before the host\n"
+	"                    to authenticate. Without --smtp, mails are written to a maildir.\n"
+	"  --smtp-tls MODE   for smtp:// URLs: try (default), require or none\n"
+	"  --mail-from ADDR  the sender of outgoing mail (default rookery@REPLY-DOMAIN)\n"
+	"  --reply-domain D  replies go to play+TOKEN@D; route that domain to `rookery mail-in`\n"
+	"                    (default localhost)\n"
+	"  --maildir DIR     where mails go without --smtp (default: mail/ beside the database)\n"
+	"  --mail-retry SEC  first retry delay of a failed delivery, doubling each time (default 60)\n"
+	"  --mail-group GRP  the group (name or number) of the mail socket <db>.mail.sock, mode 0660,\n"
+	"                    for the user the MTA's pipe runs as (default: the daemon's group)\n"
+	"  -h, --help        show this help\n";
+
+static const char usage_mail_in[] =
+	"usage: rookery mail-in [options] < message\n"
+	"\n"
+	"Hand one incoming mail to the running `rookery serve` of the same database, the way an\n"
+	"MTA delivers to a pipe. Exit status follows sysexits.h: 0 handled (acted on, or answered\n"
+	"with a refusal mail), 65 unreadable message (bounce), 67 not a Rookery reply address\n"
+	"(bounce), 75 the server is not running (the MTA keeps the mail and retries).\n"
+	"The server's socket <db>.mail.sock (mode 0660) takes mail and nothing else; run this as\n"
+	"a user of its group (see `rookery serve --mail-group`).\n"
+	"\n"
+	"options:\n"
+	"  --db PATH          the database the server uses (default " DEFAULT_DB ")\n"
+	"  --recipient ADDR   the envelope recipient (default: $ORIGINAL_RECIPIENT or\n"
+	"                     $RECIPIENT as Postfix sets them, else the message's headers)\n"
+	"  -h, --help         show this help\n";
+
+static const char usage_backup[] =
+	"usage: rookery backup [options] FILE\n"
+	"\n"
+	"Ask the running `rookery serve` of the database for an online backup into FILE, a new\n"
+	"file readable by its owner only (never copy the files of a live database). The request goes\n"
+	"through the server's control socket <db>.control.sock, which only the user the server runs\n"
+	"as may use. FILE must not exist, nor FILE.part, and its directory must not be a symbolic\n"
+	"link. Exit status: 0 done, 74 the backup failed or was refused, 75 the server is not\n"
+	"running, 64 bad usage.\n"
+	"\n"
+	"options:\n"
+	"  --db PATH         the database the server uses (default " DEFAULT_DB ")\n"
+	"  -h, --help        show this help\n";
+
+static const char usage_migrate[] =
+	"usage: rookery migrate [options]\n"
+	"\n"
+	"Create the database or apply pending migrations, print the schema version, exit.\n"
+	"\n"
+	"options:\n"
+	"  --db PATH         the SQLite database (default " DEFAULT_DB ")\n"
+	"  -h, --help        show this help\n";
+
+/* Create the directory holding path when it is the default one under var/. */
+static void ensure_parent_dir(const char *path)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+
+	if (slash && slash != dir) {
+		*slash = 0;
+		if (mkdir(dir, 0700) && errno != EEXIST)
+			fprintf(stderr, "rookery: cannot create %s: %s\n", dir, strerror(errno));
+	}
+	free(dir);
+}
+
+static int open_db(const char *path, db **out)
+{
+	db_error de;
+
+	ensure_parent_dir(path);
+	if (db_open(path, out, &de)) {
+		fprintf(stderr, "rookery: %s\n", de.message);
+		return de.code == DB_E_VERSION ? EXIT_DB_NEWER : EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/*
+ * One daemon per database: hold an exclusive lock on "<db>.lock" for the
+ * daemon's life. Returns the lock's descriptor, or -1 after saying why.
+ */
+static int lock_database(const char *dbpath)
+{
+	char *path = xasprintf("%s.lock", dbpath);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0) {
+		fprintf(stderr, "rookery: cannot open %s: %s\n", path, strerror(errno));
+	} else if (flock(fd, LOCK_EX | LOCK_NB)) {
+		fprintf(stderr, "rookery: another rookery serve is using %s; only one may write a database\n",
+			dbpath);
+		close(fd);
+		fd = -1;
+	}
+	free(path);
+	return fd;
+}
+
+static int parse_port(const char *s, unsigned *port)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < 0 || v > 65535)
+		return -1;
+	*port = (unsigned)v;
+	return 0;
+}
+
+/* A group by name (one that exists) or by number; -1 for anything else. */
+static int parse_group(const char *s, gid_t *gid)
+{
+	const struct group *g = getgrnam(s);
+	char *end;
+	long v;
+
+	if (g) {
+		*gid = g->gr_gid;
+		return 0;
+	}
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < 0 || (gid_t)v == (gid_t)-1 || (long)(gid_t)v != v)
+		return -1;
+	*gid = (gid_t)v;
+	return 0;
+}
+
+/* A whole number 0..max in decimal digits only (no sign, no spaces). */
+static int parse_count(const char *s, unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!*s || strspn(s, "0123456789") != strlen(s))
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int create_demo(app *a)
+{
+	game_seat_in seats[2] = {{"Ann", NULL}, {"Ben", NULL}};
+	game_created c;
+	app_error err;
+
+	if (game_create(a, NULL, "nchess", seats, 2, &c, &err)) {
+		fprintf(stderr, "rookery: cannot create the demo game: %s\n", err.message);
+		return -1;
+	}
+	printf("Demo Nchess game %s: open each seat link in its own browser tab.\n", c.id);
+	for (int i = 0; i < c.nseats; i++) {
+		char *url = link_seat(a, c.id, c.tokens[i]);
+		printf("  %-5s (%s): %s\n", i == 0 ? "South" : "North", seats[i].name, url);
+		free(url);
+	}
+	fflush(stdout);
+	return 0;
+}
+
+static int cmd_serve(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"address", required_argument, NULL, 'a'},
+		{"port", required_argument, NULL, 'p'},
+		{"db", required_argument, NULL, 'd'},
+		{"base-url", required_argument, NULL, 'b'},
+		{"demo", no_argument, NULL, 'D'},
+		{"smtp", required_argument, NULL, 'S'},
+		{"smtp-tls", required_argument, NULL, 'T'},
+		{"mail-from", required_argument, NULL, 'F'},
+		{"reply-domain", required_argument, NULL, 'R'},
+		{"maildir", required_argument, NULL, 'M'},
+		{"mail-retry", required_argument, NULL, 'Y'},
+		{"proxy", required_argument, NULL, 'P'},
+		{"mail-group", required_argument, NULL, 'G'},
+		{"games-per-hour", required_argument, NULL, 'H'},
+		{"sweep-seconds", required_argument, NULL, 'W'},
+		{"vacation-days", required_argument, NULL, 'V'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *address = "127.0.0.1", *dbpath = DEFAULT_DB, *base = NULL;
+	const char *smtp = NULL, *tls = "try", *from = NULL, *domain = "localhost", *maildir = NULL;
+	unsigned port = 8080, retry = 60;
+	int demo = 0, c, rc = EXIT_FAILURE, sig;
+	mail_config mc = {0};
+	unix_server *msock = NULL, *csock = NULL;
+	sweeper *sweep = NULL;
+	gid_t mail_group = (gid_t)-1;
+	char *sock_path = NULL, *control_path = NULL, proxy[64];
+	int lock_fd = -1;
+	app a = {.lock = PTHREAD_MUTEX_INITIALIZER, .games_per_hour = LIMIT_GAMES_PER_HOUR,
+		 .sweep_interval_s = LIMIT_SWEEP_INTERVAL_S, .vacation_days = LIMIT_VACATION_DAYS};
+	http_server *srv = NULL;
+	sigset_t set;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a': address = optarg; break;
+		case 'p':
+			if (parse_port(optarg, &port)) {
+				fprintf(stderr, "rookery: --port must be 0..65535, not \"%s\"\n", optarg);
+				return EX_USAGE;
+			}
+			break;
+		case 'd': dbpath = optarg; break;
+		case 'b': base = optarg; break;
+		case 'D': demo = 1; break;
+		case 'S': smtp = optarg; break;
+		case 'T': tls = optarg; break;
+		case 'F': from = optarg; break;
+		case 'R': domain = optarg; break;
+		case 'M': maildir = optarg; break;
+		case 'Y':
+			if (parse_port(optarg, &retry) || retry == 0) {
+				fprintf(stderr, "rookery: --mail-retry must be 1..65535 seconds, not \"%s\"\n", optarg);
+				return EX_USAGE;
+			}
+			break;
+		case 'P':
+			if (http_proxy_address(optarg, proxy, sizeof proxy)) {
+				fprintf(stderr, "rookery: --proxy must be an IPv4 or IPv6 address, not \"%s\"\n", optarg);
+				return EX_USAGE;
+			}
+			a.proxy = proxy;
+			break;
+		case 'G':
+			if (parse_group(optarg, &mail_group)) {
+				fprintf(stderr, "rookery: --mail-group must be a group name or number, not \"%s\"\n", optarg);
+				return EX_USAGE;
+			}
+			break;
+		case 'W':
+			if (parse_count(optarg, 3600, &a.sweep_interval_s) || a.sweep_interval_s == 0) {
+				fprintf(stderr, "rookery: --sweep-seconds must be a number from 1 to 3600, not \"%s\"\n", optarg);
+				return EX_USAGE;
+			}
+			break;
+		case 'H':
+			if (parse_count(optarg, 1000000, &a.games_per_hour)) {
+				fprintf(stderr, "rookery: --games-per-hour must be a number from 0 to 1000000, not \"%s\"\n",
+					optarg);
+				return EX_USAGE;
+			}
+			break;
+		case 'V':
+			if (parse_count(optarg, LIMIT_VACATION_DAYS_MAX, &a.vacation_days)) {
+				fprintf(stderr, "rookery: --vacation-days must be a number from 0 to %d, not \"%s\"\n",
+					LIMIT_VACATION_DAYS_MAX, optarg);
+				return EX_USAGE;
+			}
+			break;
+		case 'h': fputs(usage_serve, stdout); return 0;
+		default: fputs(usage_serve, stderr); return EX_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rookery serve: unexpected argument \"%s\"\n%s", argv[optind], usage_serve);
+		return EX_USAGE;
+	}
+	if (base && strncmp(base, "http://", 7) && strncmp(base, "https://", 8)) {
+		fprintf(stderr, "rookery: --base-url must start with http:// or https://\n");
+		return EX_USAGE;
+	}
+	if (smtp && strncmp(smtp, "smtp://", 7) && strncmp(smtp, "smtps://", 8)) {
+		fprintf(stderr, "rookery: --smtp must start with smtp:// or smtps://\n");
+		return EX_USAGE;
+	}
+	if (strcmp(tls, "try") && strcmp(tls, "require") && strcmp(tls, "none")) {
+		fprintf(stderr, "rookery: --smtp-tls must be try, require or none\n");
+		return EX_USAGE;
+	}
+	if (!*domain || strpbrk(domain, "@ \t<>")) {
+		fprintf(stderr, "rookery: --reply-domain must be a domain name\n");
+		return EX_USAGE;
+	}
+	mc.smtp_url = smtp ? xstrdup(smtp) : NULL;
+	mc.tls = !strcmp(tls, "require") ? MAIL_TLS_REQUIRE : !strcmp(tls, "none") ? MAIL_TLS_NONE : MAIL_TLS_TRY;
+	mc.reply_domain = xstrdup(domain);
+	mc.from = from ? xstrdup(from) : xasprintf("rookery@%s", domain);
+	if (maildir) {
+		mc.maildir = xstrdup(maildir);
+	} else {
+		char *copy = xstrdup(dbpath);
+		mc.maildir = xasprintf("%s/mail", dirname(copy));
+		free(copy);
+	}
+	a.mail = &mc;
+
+	/* Everything the daemon creates holds secrets (dice seeds, keys, tokens): owner-only. */
+	umask(077);
+	/* Signals are taken by sigwait below; block them before any thread starts. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	tmpl_error te;
+	if (tmpl_check(&te)) {
+		fprintf(stderr, "rookery: broken template: %s\n", te.message);
+		goto out;
+	}
+	ensure_parent_dir(dbpath);
+	if ((lock_fd = lock_database(dbpath)) < 0)
+		goto out;
+	if ((rc = open_db(dbpath, &a.db)))
+		goto out;
+	rc = EXIT_FAILURE;
+	if (app_load_keys(&a))
+		goto out;
+	a.outbox = outbox_start(&a, (int)retry);
+	if (!a.outbox)
+		goto out;
+	srv = http_start(&a, &routes_site, address, port);
+	if (!srv)
+		goto out;
+	if (port == 0)
+		port = http_port(srv);
+	if (base) {
+		a.base_url = xstrdup(base);
+		size_t n = strlen(a.base_url);
+		while (n > 0 && a.base_url[n - 1] == '/')
+			a.base_url[--n] = 0;
+	} else {
+		a.base_url = xasprintf(strchr(address, ':') ? "http://[%s]:%u" : "http://%s:%u", address, port);
+	}
+	mc.link_base = a.base_url;
+	/* Mail in and the sweeper's mails out need the public address for their links. */
+	sock_path = mail_socket_path(dbpath);
+	control_path = control_socket_path(dbpath);
+	if (!(sweep = sweeper_start(&a)) || !(msock = mail_socket_start(&a, sock_path, mail_group)) ||
+	    !(csock = control_socket_start(&a, control_path)))
+		goto out;
+	log_event("rookery %s serving %s on %s port %u (database %s)", ROOKERY_VERSION, a.base_url,
+		  address, port, dbpath);
+	log_event("mail: replies to play+...@%s, incoming through %s, outgoing %s %s", mc.reply_domain,
+		  sock_path, mc.smtp_url ? "over SMTP" : "into the maildir", mc.smtp_url ? "" : mc.maildir);
+	printf("Rookery is serving %s/\n", a.base_url);
+	fflush(stdout);
+	if (demo) {
+		pthread_mutex_lock(&a.lock);
+		int bad = create_demo(&a);
+		pthread_mutex_unlock(&a.lock);
+		if (bad)
+			goto out;
+	}
+	if (sigwait(&set, &sig) == 0)
+		log_event("received %s, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	rc = 0;
+out:
+	http_stop(srv, LIMIT_SHUTDOWN_GRACE_S);
+	unix_server_stop(msock);
+	unix_server_stop(csock);
+	sweeper_stop(sweep);
+	if (outbox_stop(a.outbox, LIMIT_MAIL_STOP_GRACE_S)) {
+		/* The worker is stuck in a transfer: keep it off the database for good, and leave
+		 * what it may still read alone; the process ends right after. */
+		pthread_mutex_lock(&a.lock);
+		db_close(a.db);
+		log_event("stopped cleanly (one mail delivery abandoned)");
+		close(lock_fd);
+		_exit(0);
+	}
+	db_close(a.db);
+	if (lock_fd >= 0)
+		close(lock_fd);
+	if (rc == 0)
+		log_event("stopped cleanly");
+	free(a.base_url);
+	free(sock_path);
+	free(control_path);
+	free(mc.smtp_url);
+	free(mc.reply_domain);
+	free(mc.from);
+	free(mc.maildir);
+	tmpl_cleanup();
+	sodium_memzero(a.form_key, sizeof a.form_key);
+	return rc;
+}
+
+static int cmd_mail_in(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"recipient", required_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *dbpath = DEFAULT_DB, *recipient = NULL;
+	size_t cap = 64 * 1024, len = 0;
+	char *data, *path, msg[512];
+	int c, code;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dbpath = optarg; break;
+		case 'r': recipient = optarg; break;
+		case 'h': fputs(usage_mail_in, stdout); return 0;
+		default: fputs(usage_mail_in, stderr); return EX_USAGE;
+		}
+	}
+	if (!recipient)
+		recipient = getenv("ORIGINAL_RECIPIENT");
+	if (!recipient)
+		recipient = getenv("RECIPIENT");
+	data = xmalloc(cap);
+	for (;;) {
+		if (len == cap) {
+			if (cap > MAIL_MAX_BYTES) {
+				fprintf(stderr, "rookery mail-in: the message is larger than %d bytes\n", MAIL_MAX_BYTES);
+				free(data);
+				return MAIL_IN_DATAERR;
+			}
+			cap *= 2;
+			data = xrealloc(data, cap);
+		}
+		ssize_t n = read(STDIN_FILENO, data + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "rookery mail-in: cannot read the message: %s\n", strerror(errno));
+			free(data);
+			return MAIL_IN_TEMPFAIL;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len > MAIL_MAX_BYTES) {
+		fprintf(stderr, "rookery mail-in: the message is larger than %d bytes\n", MAIL_MAX_BYTES);
+		free(data);
+		return MAIL_IN_DATAERR;
+	}
+	path = mail_socket_path(dbpath);
+	code = mail_socket_send(path, data, len, recipient, msg, sizeof msg);
+	fprintf(stderr, "rookery mail-in: %s\n", msg);
+	free(path);
+	free(data);
+	return code;
+}
+
+static int cmd_backup(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *dbpath = DEFAULT_DB;
+	char msg[512], *path, *dest, cwd[4096];
+	int c, code;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dbpath = optarg; break;
+		case 'h': fputs(usage_backup, stdout); return 0;
+		default: fputs(usage_backup, stderr); return EX_USAGE;
+		}
+	}
+	if (optind + 1 != argc) {
+		fputs(usage_backup, stderr);
+		return EX_USAGE;
+	}
+	/* The daemon may run elsewhere: give it an absolute path. */
+	if (argv[optind][0] == '/')
+		dest = xstrdup(argv[optind]);
+	else if (getcwd(cwd, sizeof cwd))
+		dest = xasprintf("%s/%s", cwd, argv[optind]);
+	else
+		dest = xstrdup(argv[optind]);
+	path = control_socket_path(dbpath);
+	code = control_socket_backup(path, dest, msg, sizeof msg);
+	fprintf(code ? stderr : stdout, "rookery backup: %s%s%s\n", msg, code ? "" : " to ", code ? "" : dest);
+	free(path);
+	free(dest);
+	return code;
+}
+
+static int cmd_migrate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *dbpath = DEFAULT_DB;
+	db *d;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dbpath = optarg; break;
+		case 'h': fputs(usage_migrate, stdout); return 0;
+		default: fputs(usage_migrate, stderr); return EX_USAGE;
+		}
+	}
+	umask(077);   /* as serve: the database is the owner's only */
+	if ((rc = open_db(dbpath, &d)))
+		return rc;
+	printf("%s: schema version %d\n", dbpath, db_schema_version(d));
+	db_close(d);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (sodium_init() < 0) {
+		fputs("rookery: libsodium failed to start\n", stderr);
+		return EXIT_FAILURE;
+	}
+	if (argc < 2) {
+		fputs(usage_main, stderr);
+		return EX_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		fputs(usage_main, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("rookery %s\n", ROOKERY_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "serve")) {
+		curl_global_init(CURL_GLOBAL_DEFAULT);
+		mail_parse_init();
+		int rc = cmd_serve(argc - 1, argv + 1);
+		mail_parse_shutdown();
+		curl_global_cleanup();
+		return rc;
+	}
+	if (!strcmp(argv[1], "migrate"))
+		return cmd_migrate(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "mail-in"))
+		return cmd_mail_in(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "backup"))
+		return cmd_backup(argc - 1, argv + 1);
+	fprintf(stderr, "rookery: unknown command \"%s\"\n%s", argv[1], usage_main);
+	return EX_USAGE;
+}

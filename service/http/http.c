@@ -1,0 +1,882 @@
+/* http.c - libmicrohttpd glue: bounded bodies, route matching, auth, one log line per request. */
+#include "http/http.h"
+#include "core/errors.h"
+#include "core/limits.h"
+#include "core/log.h"
+#include "core/text.h"
+#include "http/json_body.h"
+#include "xalloc.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * One open connection, for the watchdog: libmicrohttpd's own timeout only
+ * ends idle connections, so a client trickling a byte now and then could
+ * hold one for ever. Linked from the server's list between the STARTED and
+ * CLOSED notifications, under watch_lock.
+ */
+struct watch {
+	int fd;
+	double since;                /* when the current request began (monotonic seconds) */
+	int receiving;               /* the request is still being received */
+	int cut;                     /* the watchdog shut the socket down */
+	struct watch *prev, *next;
+};
+
+struct http_server {
+	struct MHD_Daemon *daemon;
+	app *app;
+	const http_site *site;
+	atomic_int in_flight;        /* requests begun and not yet completed */
+	pthread_mutex_t watch_lock;  /* the list, and the sockets in it staying open */
+	pthread_cond_t watch_wake;
+	struct watch *watches;
+	int watch_stop;
+	pthread_t watchdog;
+};
+
+/* Per-request state, from the first call of the access handler to completion. */
+struct pending {
+	http_request req;
+	struct http_server *srv;
+	int started;                 /* the access handler has seen this request */
+	int uri_too_long;
+	size_t discarded;            /* bytes of an oversized body read and dropped */
+	struct timespec t0;
+	int status;
+	int code;
+};
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static double elapsed_ms(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+const char *http_query(http_request *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/* An IPv4 or IPv6 address written the one canonical way into out; 0 when text is not one. */
+static int canonical_address(const char *text, char *out, size_t size)
+{
+	unsigned char raw[sizeof(struct in6_addr)];
+
+	if (inet_pton(AF_INET, text, raw) == 1)
+		return inet_ntop(AF_INET, raw, out, (socklen_t)size) != NULL;
+	if (inet_pton(AF_INET6, text, raw) == 1)
+		return inet_ntop(AF_INET6, raw, out, (socklen_t)size) != NULL;
+	return 0;
+}
+
+/*
+ * The address the proxy put last in X-Forwarded-For: the one it received the
+ * request from (earlier entries come from the client and prove nothing).
+ */
+static int forwarded_for(http_request *req, char *out, size_t size)
+{
+	const char *h = http_header(req, "X-Forwarded-For"), *last;
+	char entry[INET6_ADDRSTRLEN];
+	size_t n;
+
+	if (!h)
+		return 0;
+	last = strrchr(h, ',');
+	last = last ? last + 1 : h;
+	last += strspn(last, " \t");
+	n = strcspn(last, " \t");
+	if (n == 0 || n >= sizeof entry || last[n + strspn(last + n, " \t")])
+		return 0;
+	memcpy(entry, last, n);
+	entry[n] = 0;
+	return canonical_address(entry, out, size);
+}
+
+void http_client_address(http_request *req, char *out, size_t size)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+	snprintf(out, size, "unknown");
+	if (sa && sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)size);
+	else if (sa && sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)size);
+	/* Only the proxy's own word is taken: anyone else could write the header. */
+	if (req->app->proxy && strcmp(out, req->app->proxy) == 0) {
+		char client[INET6_ADDRSTRLEN];
+		if (forwarded_for(req, client, sizeof client))
+			snprintf(out, size, "%s", client);
+	}
+}
+
+int http_proxy_address(const char *text, char *out, size_t size)
+{
+	return canonical_address(text, out, size) ? 0 : -1;
+}
+
+const char *http_cookie(http_request *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_COOKIE_KIND, name);
+}
+
+const char *http_header(http_request *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+}
+
+void http_reply(http_response *res, int status, const char *content_type, char *body, size_t len)
+{
+	free(res->body);
+	res->status = status;
+	res->content_type = content_type;
+	res->body = body;
+	res->len = len;
+}
+
+void http_reply_json(http_response *res, int status, json_t *value)
+{
+	char *s = json_dumps(value, JSON_COMPACT | JSON_ENSURE_ASCII);
+
+	json_decref(value);
+	if (!s)
+		abort();
+	http_reply(res, status, "application/json", s, strlen(s));
+}
+
+void http_redirect(http_response *res, const char *location)
+{
+	free(res->location);
+	res->location = xstrdup(location);
+	http_reply(res, 303, "text/plain; charset=utf-8", xstrdup("See Other\n"), 10);
+}
+
+void http_reply_error(http_request *req, http_response *res, int code, const char *message)
+{
+	res->code = code;
+	if (!req->route || req->route->api) {
+		json_t *e = json_pack("{s:{s:s, s:s}}", "error", "code", app_code_name(code),
+				      "message", message);
+		http_reply_json(res, app_code_status(code), e);
+	} else {
+		req->site->error_page(req, res, code, message);
+	}
+}
+
+/* A query argument of up to 9 digits (so no overflow) in [min, max] into *out; def when absent. */
+static int query_count(http_request *req, const char *name, int def, int min, int max, int *out)
+{
+	const char *v = http_query(req, name);
+	size_t len = v ? strlen(v) : 0;
+
+	*out = def;
+	if (!v)
+		return 0;
+	if (len == 0 || len > 9 || strspn(v, "0123456789") != len)
+		return -1;
+	*out = atoi(v);
+	return *out < min || *out > max ? -1 : 0;
+}
+
+int http_page_query(http_request *req, int *from, int *limit, app_error *err)
+{
+	if (query_count(req, "from", 0, 0, 999999999, from))
+		return app_fail(err, E_BAD_REQUEST, "from must be a ply: a whole number from 0");
+	if (query_count(req, "limit", LIMIT_MOVES_PAGE_DEFAULT, 1, LIMIT_MOVES_PAGE_MAX, limit))
+		return app_fail(err, E_BAD_REQUEST, "limit must be a whole number from 1 to %d",
+				LIMIT_MOVES_PAGE_MAX);
+	return 0;
+}
+
+int http_json_body(http_request *req, json_t **out, app_error *err)
+{
+	const char *ct = http_header(req, "Content-Type");
+
+	*out = NULL;
+	if (!ct || strncasecmp(ct, "application/json", 16) != 0 || (ct[16] && ct[16] != ';' && ct[16] != ' '))
+		return app_fail(err, E_MEDIA_TYPE, "send the body as application/json");
+	return json_body_decode(req->body, req->body_len, out, err);
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+char *http_url_decode(const char *s, size_t len)
+{
+	char *out = xmalloc(len + 1), *o = out;
+
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '+') {
+			*o++ = ' ';
+		} else if (s[i] == '%') {
+			int h, l;
+			if (i + 2 >= len) {
+				free(out);
+				return NULL;
+			}
+			h = hexval((unsigned char)s[i + 1]);
+			l = hexval((unsigned char)s[i + 2]);
+			if (h < 0 || l < 0 || (h == 0 && l == 0)) {
+				free(out);
+				return NULL;
+			}
+			*o++ = (char)(h << 4 | l);
+			i += 2;
+		} else {
+			*o++ = s[i];
+		}
+	}
+	*o = 0;
+	return out;
+}
+
+char *http_form_field(http_request *req, const char *name)
+{
+	const char *p = req->body, *end = req->body + req->body_len;
+	size_t nlen = strlen(name);
+
+	if (!p)
+		return NULL;
+	while (p < end) {
+		const char *amp = memchr(p, '&', (size_t)(end - p));
+		const char *stop = amp ? amp : end;
+		const char *eq = memchr(p, '=', (size_t)(stop - p));
+		if (eq && (size_t)(eq - p) == nlen && memcmp(p, name, nlen) == 0)
+			return http_url_decode(eq + 1, (size_t)(stop - eq - 1));
+		p = stop + 1;
+	}
+	return NULL;
+}
+
+/* A captured path segment: short, and only characters ids and tokens use. */
+static int segment_ok(const char *s, size_t n)
+{
+	if (n == 0 || n > LIMIT_TOKEN)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '-' || c == '_' || c == '.'))
+			return 0;
+	}
+	return 1;
+}
+
+/* Append n bytes of s to out (size bytes, *len used), cutting at the end. */
+static void append(char *out, size_t size, size_t *len, const char *s, size_t n)
+{
+	if (!out || *len + 1 >= size)
+		return;
+	if (n > size - 1 - *len)
+		n = size - 1 - *len;
+	memcpy(out + *len, s, n);
+	*len += n;
+	out[*len] = 0;
+}
+
+/* A path segment that cannot be a secret: short, lower case, digits and punctuation only. */
+static int plain_word(const char *s, size_t n)
+{
+	if (n > 24)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '.'))
+			return 0;
+	return 1;
+}
+
+/*
+ * Match path against pattern. On success fill req->params (when req is
+ * given) and write into shown (when given) the path as it may be logged:
+ * each {token} segment as "*", and each {} segment that is not a plain word.
+ */
+static int match(const char *pattern, const char *path, http_request *req, char *shown, size_t size)
+{
+	const char *p = pattern, *s = path;
+	size_t len = 0;
+	int n = 0;
+
+	if (shown && size)
+		shown[0] = 0;
+	while (*p && *s) {
+		if (p[0] == '{') {
+			const char *close = strchr(p, '}'), *slash = strchr(s, '/');
+			size_t seg = slash ? (size_t)(slash - s) : strlen(s);
+			int credential = close && close - p == 6 && !strncmp(p, "{token}", 7);
+			if (!close || (close != p + 1 && !credential))
+				goto no;     /* a pattern names no other kind of parameter */
+			if (!segment_ok(s, seg) || n == HTTP_MAX_PARAMS)
+				goto no;
+			if (req)
+				req->params[n] = xstrndup(s, seg);
+			n++;
+			/* A plain parameter that is no plain word may be a secret typed at the wrong place. */
+			if (credential || !plain_word(s, seg))
+				append(shown, size, &len, "*", 1);
+			else
+				append(shown, size, &len, s, seg);
+			s += seg;
+			p = close + 1;
+		} else if (*p == *s) {
+			append(shown, size, &len, s, 1);
+			p++, s++;
+		} else {
+			goto no;
+		}
+	}
+	if (*p || *s)
+		goto no;
+	if (req)
+		req->nparams = n;
+	return 1;
+no:
+	for (int i = 0; req && i < n; i++) {
+		free(req->params[i]);
+		req->params[i] = NULL;
+	}
+	return 0;
+}
+
+/*
+ * The path as logged. A path of a route shows its plain parameters (those
+ * that are plain words) and "*" for each credential; any other path (a mistyped token link too) only
+ * up to its first segment that is not a plain word.
+ */
+static void log_path(const http_site *site, const char *path, char *out, size_t size)
+{
+	size_t len = 0;
+
+	for (const http_route *r = site->routes; r->method; r++)
+		if (match(r->pattern, path, NULL, out, size))
+			return;
+	out[0] = 0;
+	for (const char *s = path; *s == '/';) {
+		size_t seg = strcspn(s + 1, "/");
+		if (!plain_word(s + 1, seg)) {
+			append(out, size, &len, "/*", 2);
+			return;
+		}
+		append(out, size, &len, s, seg + 1);
+		s += seg + 1;
+	}
+	if (!len)
+		append(out, size, &len, "*", 1);
+}
+
+/* Find the route; *allow lists the methods of a path that matched with another method. */
+static const http_route *find_route(http_request *req, char *allow, size_t allow_size)
+{
+	const char *method = strcmp(req->method, "HEAD") == 0 ? "GET" : req->method;
+
+	allow[0] = 0;
+	for (const http_route *r = req->site->routes; r->method; r++) {
+		if (!match(r->pattern, req->path, req, NULL, 0))
+			continue;
+		if (strcmp(r->method, method) == 0)
+			return r;
+		if (!strstr(allow, r->method)) {
+			if (*allow)
+				strncat(allow, ", ", allow_size - strlen(allow) - 1);
+			strncat(allow, r->method, allow_size - strlen(allow) - 1);
+		}
+		for (int i = 0; i < req->nparams; i++) {
+			free(req->params[i]);
+			req->params[i] = NULL;
+		}
+		req->nparams = 0;
+	}
+	return NULL;
+}
+
+static void add_common_headers(struct MHD_Response *r, const http_response *res)
+{
+	MHD_add_response_header(r, "Content-Type", res->content_type ? res->content_type : "text/plain");
+	/* The origin only, never a path or query (seat links are secrets); but the
+	 * origin, so that browsers name it in the Origin of our own forms. */
+	MHD_add_response_header(r, "Referrer-Policy", "strict-origin");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "X-Frame-Options", "DENY");
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	MHD_add_response_header(r, "Content-Security-Policy",
+				"default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; "
+				"form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+	if (res->location)
+		MHD_add_response_header(r, "Location", res->location);
+	if (res->allow)
+		MHD_add_response_header(r, "Allow", res->allow);
+	if (res->set_cookie)
+		MHD_add_response_header(r, "Set-Cookie", res->set_cookie);
+	if (res->status == 429) {
+		char retry[24];
+		snprintf(retry, sizeof retry, "%d", LIMIT_RATE_WINDOW_S);
+		MHD_add_response_header(r, "Retry-After", retry);
+	}
+}
+
+/* The watch of conn's connection, or NULL. */
+static struct watch *watch_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
+/*
+ * The request on conn has been received (receiving 0: its answer is
+ * queued), or it completed and the next one may begin (receiving 1, from now).
+ */
+static void watch_mark(http_server *srv, struct MHD_Connection *conn, int receiving)
+{
+	struct watch *w = watch_of(conn);
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&srv->watch_lock);
+	w->receiving = receiving;
+	if (receiving)
+		w->since = now_s();
+	pthread_mutex_unlock(&srv->watch_lock);
+}
+
+/*
+ * Track each connection from accept to close. libmicrohttpd notifies CLOSED
+ * before it closes the socket, and the watchdog shuts sockets down only
+ * under watch_lock while they are listed: it never touches a descriptor
+ * that has been closed (and perhaps reused).
+ */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	http_server *srv = cls;
+	struct watch *w = *socket_context;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		if (!ci)
+			return;
+		w = xcalloc(1, sizeof *w);
+		w->fd = ci->connect_fd;
+		w->since = now_s();
+		w->receiving = 1;
+		pthread_mutex_lock(&srv->watch_lock);
+		w->next = srv->watches;
+		if (w->next)
+			w->next->prev = w;
+		srv->watches = w;
+		pthread_mutex_unlock(&srv->watch_lock);
+		*socket_context = w;
+	} else if (w) {
+		pthread_mutex_lock(&srv->watch_lock);
+		if (w->prev)
+			w->prev->next = w->next;
+		else
+			srv->watches = w->next;
+		if (w->next)
+			w->next->prev = w->prev;
+		pthread_mutex_unlock(&srv->watch_lock);
+		free(w);
+		*socket_context = NULL;
+	}
+}
+
+/*
+ * Once a second, shut down the connections whose request has not been
+ * received whole LIMIT_REQUEST_RECEIVE_S after it began: libmicrohttpd
+ * then sees the connection end and closes it itself.
+ */
+static void *watchdog(void *arg)
+{
+	http_server *srv = arg;
+
+	pthread_mutex_lock(&srv->watch_lock);
+	while (!srv->watch_stop) {
+		struct timespec until;
+		double now = now_s();
+		int cut = 0;
+
+		for (struct watch *w = srv->watches; w; w = w->next)
+			if (w->receiving && !w->cut && now - w->since >= LIMIT_REQUEST_RECEIVE_S) {
+				shutdown(w->fd, SHUT_RDWR);
+				w->cut = 1;
+				cut++;
+			}
+		if (cut)
+			log_event("http: closed %d connection%s whose request took over %d s to arrive", cut,
+				  cut == 1 ? "" : "s", LIMIT_REQUEST_RECEIVE_S);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 1;
+		pthread_cond_timedwait(&srv->watch_wake, &srv->watch_lock, &until);
+	}
+	pthread_mutex_unlock(&srv->watch_lock);
+	return NULL;
+}
+
+static enum MHD_Result send_response(struct pending *pd, http_response *res)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ok;
+
+	watch_mark(pd->srv, pd->req.conn, 0);
+	r = MHD_create_response_from_buffer(res->len, res->body, MHD_RESPMEM_MUST_FREE);
+	res->body = NULL;
+	add_common_headers(r, res);
+	ok = MHD_queue_response(pd->req.conn, (unsigned)res->status, r);
+	MHD_destroy_response(r);
+	pd->status = res->status;
+	pd->code = res->code;
+	free(res->location);
+	free(res->set_cookie);
+	return ok;
+}
+
+static enum MHD_Result send_error(struct pending *pd, int code, const char *message)
+{
+	http_response res = {0};
+
+	http_reply_error(&pd->req, &res, code, message);
+	return send_response(pd, &res);
+}
+
+/* Bearer token authentication for routes that take one. */
+static int authenticate(http_request *req, app_error *err)
+{
+	const char *h = http_header(req, "Authorization");
+	int r;
+
+	if (req->route->auth == AUTH_NONE)
+		return 0;
+	if (!h) {
+		if (req->route->auth == AUTH_SEAT)
+			return app_fail(err, E_UNAUTHORIZED, "send the seat token as Authorization: Bearer <token>");
+		if (req->route->auth == AUTH_PLAYER)
+			return app_fail(err, E_UNAUTHORIZED, "send a seat token, or your player token from \"My games\", "
+					"as Authorization: Bearer <token>");
+		return 0;
+	}
+	if (strncasecmp(h, "Bearer ", 7) != 0)
+		return app_fail(err, E_UNAUTHORIZED, "the Authorization header must be Bearer <token>");
+	/* A player's route takes the player's own token as well as any of its seats' tokens. */
+	if (req->route->auth == AUTH_PLAYER && req->site->player_token(req->app, h + 7, &req->auth_player, err) == 0)
+		return 0;
+	r = req->site->seat_token(req->app, h + 7, &req->auth_game, &req->auth_seat, err);
+	if (r)
+		return r;
+	/* A token opens its own game only. */
+	if (req->nparams > 0 && strcmp(req->params[0], req->auth_game) != 0)
+		return app_fail(err, E_UNAUTHORIZED, "that seat token belongs to another game");
+	return 0;
+}
+
+/* A form body must be urlencoded, decode cleanly, and be UTF-8 text. */
+static int check_form(http_request *req, app_error *err)
+{
+	const char *ct = http_header(req, "Content-Type");
+	const char *p = req->body, *end = req->body + req->body_len;
+
+	if (!ct || strncasecmp(ct, "application/x-www-form-urlencoded", 33) != 0)
+		return app_fail(err, E_MEDIA_TYPE, "send the form as application/x-www-form-urlencoded");
+	while (p && p < end) {
+		const char *amp = memchr(p, '&', (size_t)(end - p));
+		const char *stop = amp ? amp : end;
+		char *field = http_url_decode(p, (size_t)(stop - p));
+		int utf8 = field && text_utf8_valid(field, strlen(field));
+		free(field);
+		if (!field)
+			return app_fail(err, E_BAD_REQUEST, "the form data has a malformed %%-escape");
+		if (!utf8)
+			return app_fail(err, E_BAD_REQUEST, "the form data is not UTF-8 text");
+		p = stop + 1;
+	}
+	return 0;
+}
+
+static enum MHD_Result dispatch(struct pending *pd)
+{
+	http_request *req = &pd->req;
+	http_response res = {0};
+	app_error err = {0};
+
+	if (req->body_too_large) {
+		char msg[96];
+		snprintf(msg, sizeof msg, "the body is larger than %zu bytes", req->route->max_body);
+		return send_error(pd, E_TOO_LARGE, msg);
+	}
+	if (req->route->body == BODY_FORM && check_form(req, &err))
+		return send_error(pd, err.code, err.message);
+	/* The database is shared with the mail threads: one user at a time. */
+	pthread_mutex_lock(&req->app->lock);
+	if (authenticate(req, &err)) {
+		pthread_mutex_unlock(&req->app->lock);
+		return send_error(pd, err.code, err.message);
+	}
+	res.status = 200;
+	req->route->handler(req, &res);
+	pthread_mutex_unlock(&req->app->lock);
+	if (!res.body)
+		http_reply(&res, res.status ? res.status : 204, "text/plain", xstrdup(""), 0);
+	return send_response(pd, &res);
+}
+
+/*
+ * Called before the request line is parsed: create the request state here,
+ * so that the raw URI (with its query, which may hold a seat token) is seen
+ * only for its length and never logged.
+ */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct http_server *srv = cls;
+	struct pending *pd = xcalloc(1, sizeof *pd);
+
+	atomic_fetch_add(&srv->in_flight, 1);
+	clock_gettime(CLOCK_MONOTONIC, &pd->t0);
+	pd->srv = srv;
+	pd->req.conn = conn;
+	pd->req.app = srv->app;
+	pd->req.site = srv->site;
+	pd->req.auth_seat = -1;
+	pd->uri_too_long = strlen(uri) > LIMIT_URL_LENGTH;
+	return pd;
+}
+
+/*
+ * Percent-decoding of paths and query values, except that control
+ * characters (%00, %0a...) stay encoded: a NUL would cut the path short and
+ * a line break would forge log lines. The '%' left behind fails any route.
+ */
+static size_t on_unescape(void *cls, struct MHD_Connection *conn, char *s)
+{
+	char *in = s, *out = s;
+	(void)cls;
+	(void)conn;
+
+	while (*in) {
+		int h, l;
+		if (in[0] == '%' && (h = hexval((unsigned char)in[1])) >= 0 &&
+		    (l = hexval((unsigned char)in[2])) >= 0 && (h << 4 | l) >= 0x20 && (h << 4 | l) != 0x7f) {
+			*out++ = (char)(h << 4 | l);
+			in += 3;
+		} else {
+			*out++ = *in++;
+		}
+	}
+	*out = 0;
+	return (size_t)(out - s);
+}
+
+/* Bodies beyond the limit are read and dropped up to this much, so the client gets its 413. */
+#define DISCARD_MAX (1024 * 1024)
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls)
+{
+	struct pending *pd = *con_cls;
+	(void)cls;
+	(void)conn;
+	(void)version;
+
+	if (!pd->started) {
+		char allow[64];
+		pd->started = 1;
+		snprintf(pd->req.method, sizeof pd->req.method, "%s", method);
+		pd->req.path = xstrdup(url);
+		if (pd->uri_too_long)
+			return send_error(pd, E_URI_TOO_LONG, "the address is too long");
+		pd->req.route = find_route(&pd->req, allow, sizeof allow);
+		if (!pd->req.route) {
+			if (*allow) {
+				http_response res = {0};
+				http_reply_error(&pd->req, &res, E_METHOD, "this address does not take that method");
+				res.allow = allow;
+				/* The Allow text lives on this stack frame: send now. */
+				return send_response(pd, &res);
+			}
+			return send_error(pd, E_NOT_FOUND, "there is nothing at this address");
+		}
+		const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+		if (cl && strtoull(cl, NULL, 10) > pd->req.route->max_body) {
+			pd->req.body_too_large = 1;
+			return dispatch(pd);   /* refuse before reading; the connection closes */
+		}
+		/* Returning without a response keeps the connection alive (see DESIGN). */
+		return MHD_YES;
+	}
+	if (pd->status)
+		return MHD_YES;
+	if (*upload_size) {
+		const http_route *rt = pd->req.route;
+		if (pd->req.body_too_large || pd->req.body_len + *upload_size > rt->max_body) {
+			/* A chunked body over the limit: drop it, answer when it ends. */
+			pd->req.body_too_large = 1;
+			pd->discarded += *upload_size;
+			*upload_size = 0;
+			return pd->discarded > DISCARD_MAX ? MHD_NO : MHD_YES;
+		}
+		pd->req.body = xrealloc(pd->req.body, pd->req.body_len + *upload_size + 1);
+		memcpy(pd->req.body + pd->req.body_len, upload, *upload_size);
+		pd->req.body_len += *upload_size;
+		pd->req.body[pd->req.body_len] = 0;
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	return dispatch(pd);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode why)
+{
+	struct http_server *srv = cls;
+	struct pending *pd = *con_cls;
+
+	/* The next request on this connection begins now. */
+	watch_mark(srv, conn, 1);
+	if (!pd)
+		return;
+	atomic_fetch_sub(&srv->in_flight, 1);
+	/* The path is logged without its query string and its credentials (see routes.c). */
+	char shown[160], path[160];
+	if (pd->req.path)
+		log_path(pd->req.site, pd->req.path, shown, sizeof shown);
+	else
+		snprintf(shown, sizeof shown, "-");
+	log_sanitize(path, sizeof path, shown);
+	log_event("%s %s %d%s%s %.1fms%s", pd->req.method[0] ? pd->req.method : "-", path, pd->status,
+		  pd->code ? " " : "", pd->code ? app_code_name(pd->code) : "", elapsed_ms(&pd->t0),
+		  why == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
+	for (int i = 0; i < pd->req.nparams; i++)
+		free(pd->req.params[i]);
+	free(pd->req.path);
+	free(pd->req.body);
+	free(pd->req.auth_game);
+	free(pd->req.auth_player);
+	free(pd);
+	*con_cls = NULL;
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	(void)cls;
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	msg[strcspn(msg, "\n")] = 0;
+	log_event("http: %s", msg);
+}
+
+/* Free the server once libmicrohttpd and the watchdog have stopped. */
+static void http_free(http_server *s)
+{
+	/* libmicrohttpd has closed every connection: nothing is listed any more. */
+	while (s->watches) {
+		struct watch *w = s->watches;
+		s->watches = w->next;
+		free(w);
+	}
+	pthread_cond_destroy(&s->watch_wake);
+	pthread_mutex_destroy(&s->watch_lock);
+	free(s);
+}
+
+http_server *http_start(app *a, const http_site *site, const char *address, unsigned port)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG | MHD_USE_ITC;
+	http_server *s;
+
+	memset(&ss, 0, sizeof ss);
+	if (inet_pton(AF_INET, address, &v4->sin_addr) == 1) {
+		v4->sin_family = AF_INET;
+		v4->sin_port = htons((uint16_t)port);
+	} else if (inet_pton(AF_INET6, address, &v6->sin6_addr) == 1) {
+		v6->sin6_family = AF_INET6;
+		v6->sin6_port = htons((uint16_t)port);
+		flags |= MHD_USE_IPv6;
+	} else {
+		fprintf(stderr, "rookery: --address %s is not an IPv4 or IPv6 address\n", address);
+		return NULL;
+	}
+	s = xcalloc(1, sizeof *s);
+	s->app = a;
+	s->site = site;
+	pthread_mutex_init(&s->watch_lock, NULL);
+	pthread_cond_init(&s->watch_wake, NULL);
+	/* One polling thread: requests run one at a time against the one writer connection. */
+	s->daemon = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, s,
+				     MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
+				     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)LIMIT_CONNECTION_TIMEOUT_S,
+				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)LIMIT_CONNECTIONS,
+				     /* Behind a proxy every connection comes from it: the proxy limits clients. */
+				     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)(a->proxy ? 0 : LIMIT_CONNECTIONS_PER_IP),
+				     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)LIMIT_HEADER_MEMORY,
+				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+				     MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+				     MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
+				     MHD_OPTION_UNESCAPE_CALLBACK, on_unescape, s,
+				     MHD_OPTION_END);
+	if (!s->daemon) {
+		fprintf(stderr, "rookery: cannot listen on %s port %u: %s\n", address, port,
+			errno ? strerror(errno) : "libmicrohttpd refused");
+		http_free(s);
+		return NULL;
+	}
+	if (pthread_create(&s->watchdog, NULL, watchdog, s)) {
+		fprintf(stderr, "rookery: cannot start the request watchdog\n");
+		MHD_stop_daemon(s->daemon);
+		http_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+unsigned http_port(http_server *s)
+{
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	return info ? info->port : 0;
+}
+
+void http_stop(http_server *s, int grace_s)
+{
+	if (!s)
+		return;
+	MHD_quiesce_daemon(s->daemon);
+	/* Let requests already begun finish; idle keep-alive connections just close. */
+	for (int i = 0; i < grace_s * 100 && atomic_load(&s->in_flight) > 0; i++)
+		usleep(10 * 1000);
+	MHD_stop_daemon(s->daemon);
+	pthread_mutex_lock(&s->watch_lock);
+	s->watch_stop = 1;
+	pthread_cond_signal(&s->watch_wake);
+	pthread_mutex_unlock(&s->watch_lock);
+	pthread_join(s->watchdog, NULL);
+	http_free(s);
+}

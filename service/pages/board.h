@@ -1,0 +1,21 @@
+/* board.h - the drawn board of the game page, as a model for its SVG template. */
+#ifndef ROOKERY_BOARD_H
+#define ROOKERY_BOARD_H
+
+#include "game/game.h"
+
+#include <jansson.h>
+
+/*
+ * The SVG model of v, the board as seat (or -1) sees it, already turned to
+ * their side: "viewbox"; "cells" (each with "square", "kind", "shade", "r",
+ * "c", "transform" to its centre, "shape" polygon points, "last" when
+ * last_places names it, optional "walls" path, "label", "piece" {letter,
+ * side, title, long, facing}, "held" prisoners); "labels" (coordinates:
+ * x, y, text); "hands" (holdings without a square: name, side, x, y,
+ * pieces {letter, touch, side, transform}), the viewer's below the board.
+ * last_places is a JSON array of square names (borrowed).
+ */
+json_t *board_svg(const game_loaded *g, int seat, const rules_view *v, json_t *last_places);
+
+#endif

@@ -1,0 +1,51 @@
+/* change.h - the steps the pipeline's changes share (private to pipeline/). */
+#ifndef ROOKERY_CHANGE_H
+#define ROOKERY_CHANGE_H
+
+#include "game/game.h"
+
+/*
+ * Begin a change of game id: open the transaction and load the game, which
+ * must be running. On failure nothing is open and g holds nothing.
+ */
+int change_begin(app *a, const char *id, game_loaded *g, app_error *err);
+
+/* change_begin for an action of seat: it also ends its player's vacation under way. */
+int change_begin_seat(app *a, const char *id, int seat, game_loaded *g, app_error *err);
+
+/*
+ * Finish seat's side action (resign, offer, accept, decline, withdraw) on g,
+ * whose record the caller changed: store the action and the game's state,
+ * run the clocks, queue the mails, commit, log. Rolls back on failure.
+ */
+int change_finish_action(app *a, game_loaded *g, int seat, const char *action,
+			 const char *channel, app_error *err);
+
+/*
+ * Store what just changed g->pos in the open transaction: the move row
+ * (out->move by out->seat, with its note, dice and secrecy), the game's new
+ * state in g->rec and in the database, and its mails. anytime: a move made
+ * out of turn (an alliance), which leaves the seat's clock running. The
+ * caller commits with change_commit_move.
+ */
+int change_store_move(app *a, game_loaded *g, game_move_done *out, const rules_outcome *oc,
+		      const char *channel, int anytime, app_error *err);
+
+/* Commit the move done on g and log it: 0, or the storage error (rolled back). */
+int change_commit_move(app *a, const game_loaded *g, const game_move_done *done, const char *channel,
+		       app_error *err);
+
+/* Record the end of a game in rec from the rules' result. */
+void change_record_result(db_game *rec, const rules_result *res, int nseats);
+
+/* A draw for the seats of mask all: they share the game's draw place, the others come after them. */
+void change_draw_result(const game_loaded *g, unsigned all, const char *summary, rules_result *res);
+
+/*
+ * After a change to g (its record already updated): the clocks of the seats
+ * it now waits for run, the others stand; movers just moved. Stored in the
+ * change's transaction, before its mails, which state the deadlines.
+ */
+int change_save_clock(app *a, game_loaded *g, unsigned movers, db_error *de);
+
+#endif

@@ -1,0 +1,105 @@
+/* pipeline.h - every change to a game, from any channel, in one transaction with its mails. */
+#ifndef ROOKERY_PIPELINE_H
+#define ROOKERY_PIPELINE_H
+
+/*
+ * The web pages, the API, mail replies and the sweeper change games only
+ * through these functions. Each is one transaction, begun and committed
+ * here: it checks the change, stores it, and queues the mails it causes,
+ * so that a change and its mails are kept or lost together.
+ */
+
+#include "core/app.h"
+#include "core/errors.h"
+#include "core/token.h"
+#include "game/game.h"
+
+#include <jansson.h>
+
+typedef struct game_seat_in {
+	const char *name;
+	const char *email;   /* may be NULL */
+} game_seat_in;
+
+typedef struct game_created {
+	char id[GAME_ID_TEXT];
+	int nseats;
+	char tokens[RULES_MAX_SEATS][TOKEN_TEXT];
+} game_created;
+
+/*
+ * Create a game of variant with one entry per seat (exactly the variant's
+ * seat count), commit to a fresh dice seed and issue one token per seat.
+ * The tokens exist only in *out. client is the creator's address, whose
+ * games with invitations by mail are limited (E_RATE_LIMITED, nothing
+ * created), or NULL for the server's own games (the demo).
+ */
+int game_create(app *a, const char *client, const char *variant, const game_seat_in *seats, int nseats,
+		game_created *out, app_error *err);
+
+/* A time control asked for at creation (clock.h): type DB_CLOCK_NONE for none. */
+typedef struct game_clock_in {
+	int type;
+	long long base_s, increment_s, max_s;
+} game_clock_in;
+
+/*
+ * Read a time control from JSON ({"type": "per_move", "days": 3} or {"type":
+ * "bank", "days": 30, "increment_days": 1, "max_days": 45}; NULL or JSON null
+ * for none) into *out: 0, or E_BAD_CLOCK with the reason.
+ */
+int game_clock_parse(const json_t *j, game_clock_in *out, app_error *err);
+
+/* game_create with a time control (NULL or type DB_CLOCK_NONE: none). */
+int game_create_timed(app *a, const char *client, const char *variant, const game_seat_in *seats, int nseats,
+		      const game_clock_in *clock, game_created *out, app_error *err);
+
+/*
+ * Submit a move line for seat at the expected ply. One transaction, begun
+ * and committed here: check, apply, store, queue its mails. Re-sending the
+ * exact move already made at ply answers as before with duplicate set. On
+ * success, when after is not NULL, *after is the game as the move left it
+ * (caller frees with game_loaded_free).
+ */
+int game_submit_move(app *a, const char *id, int seat, int ply, const char *text,
+		     const char *channel, game_move_done *out, game_loaded *after, app_error *err);
+
+/* Resign: the seat loses at once. */
+int game_resign(app *a, const char *id, int seat, const char *channel, app_error *err);
+
+/* Draw by agreement: action is "offer", "accept", "decline" or "withdraw". */
+int game_draw(app *a, const char *id, int seat, const char *action, const char *channel,
+	      app_error *err);
+
+/*
+ * Set or replace seat's client seed for the dice (1 to LIMIT_CLIENT_SEED
+ * printable ASCII characters): only while the game runs and has rolled no
+ * die (E_SEEDS_FIXED after, and for games whose dice take no client seeds).
+ */
+int game_set_client_seed(app *a, const char *id, int seat, const char *client_seed,
+			 const char *channel, app_error *err);
+
+/*
+ * Seat ran out of time at now (the sweeper's check): in one transaction, if
+ * its deadline has indeed passed, a two-seat game is lost on time by it, and
+ * in a game that goes on without a resigner the seat leaves as if it had
+ * resigned, with the note "ran out of time". 0 also when nothing was due.
+ */
+int game_timeout(app *a, const char *id, int seat, long long now, app_error *err);
+
+/*
+ * The reminder seat is owed at now (clock_reminder_due), if any, in one
+ * transaction: marked sent for this deadline and mailed (consent rules
+ * apply); *sent is 1 when one was due.
+ */
+int game_remind(app *a, const char *id, int seat, long long now, int *sent, app_error *err);
+
+/*
+ * Seat gives seconds more time to the seat named to (a seat
+ * name such as "North", case-insensitive): only while the game runs, has a
+ * clock, and to another seat still in the game. The receiver is told by mail.
+ */
+int game_give_time(app *a, const char *id, int seat, const char *to, long long seconds,
+		   const char *channel, app_error *err);
+
+#endif
