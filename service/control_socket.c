@@ -1,6 +1,7 @@
 /* control_socket.c - the operator's door: "BACKUP <absolute path>\n" in, "<status> <text>\n" out, for the daemon's own user only. */
 #define _GNU_SOURCE   /* struct ucred, SO_PEERCRED */
 #include "control_socket.h"
+#include "limits.h"
 #include "log.h"
 #include "unix_socket.h"
 #include "xalloc.h"
@@ -12,8 +13,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#define CONTROL_PATH_MAX 500   /* bytes of a backup path: the request is one line */
 
 char *control_socket_path(const char *db_path)
 {
@@ -40,7 +39,7 @@ static int peer_is_owner(int fd)
 static void serve_one(void *ctx, int fd)
 {
 	app *a = ctx;
-	char line[600], safe[600];
+	char line[LIMIT_SOCKET_LINE], safe[LIMIT_SOCKET_LINE];
 	db_error de;
 	int r;
 
@@ -75,9 +74,9 @@ int control_socket_backup(const char *path, const char *dest, char *msg, size_t 
 {
 	int fd, code;
 
-	if (dest[0] != '/' || strchr(dest, '\n') || strlen(dest) > CONTROL_PATH_MAX) {
+	if (dest[0] != '/' || strchr(dest, '\n') || strlen(dest) > LIMIT_BACKUP_PATH) {
 		snprintf(msg, msg_size, "the backup path must be absolute, on one line, at most %d bytes",
-			 CONTROL_PATH_MAX);
+			 LIMIT_BACKUP_PATH);
 		return CONTROL_USAGE;
 	}
 	fd = unix_connect(path, msg, msg_size);

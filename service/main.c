@@ -34,6 +34,9 @@
 #include <unistd.h>
 
 #define DEFAULT_DB "var/rookery.db"
+#define DEFAULT_ADDRESS "127.0.0.1"
+#define DEFAULT_PORT 8080
+#define PORT_MAX 65535   /* TCP's */
 /* Exit status of serve and migrate besides sysexits.h's EX_USAGE: EXIT_FAILURE, or this one. */
 #define EXIT_DB_NEWER 2   /* the database was made by a newer Rookery */
 #define STRINGIFY_(x) #x
@@ -60,8 +63,8 @@ static const char usage_serve[] =
 	"Serve the web pages and the JSON API until SIGTERM or SIGINT.\n"
 	"\n"
 	"options:\n"
-	"  --address ADDR    listen on this IPv4 or IPv6 address (default 127.0.0.1)\n"
-	"  --port PORT       listen on this TCP port (default 8080; 0 picks a free one)\n"
+	"  --address ADDR    listen on this IPv4 or IPv6 address (default " DEFAULT_ADDRESS ")\n"
+	"  --port PORT       listen on this TCP port (default " STRINGIFY(DEFAULT_PORT) "; 0 picks a free one)\n"
 	"  --db PATH         the SQLite database (default " DEFAULT_DB ", created if missing)\n"
 	"  --base-url URL    the public address used in links (default http://ADDR:PORT)\n"
 	"  --proxy ADDR      requests from this address come through a reverse proxy: rate limits\n"
@@ -87,7 +90,8 @@ static const char usage_serve[] =
 	"  --reply-domain D  replies go to play+TOKEN@D; route that domain to `rookery mail-in`\n"
 	"                    (default localhost)\n"
 	"  --maildir DIR     where mails go without --smtp (default: mail/ beside the database)\n"
-	"  --mail-retry SEC  first retry delay of a failed delivery, doubling each time (default 60)\n"
+	"  --mail-retry SEC  first retry delay of a failed delivery, doubling each time (default "
+	STRINGIFY(LIMIT_MAIL_RETRY_S) ")\n"
 	"  --mail-group GRP  the group (name or number) of the mail socket <db>.mail.sock, mode 0660,\n"
 	"                    for the user the MTA's pipe runs as (default: the daemon's group)\n"
 	"  -h, --help        show this help\n";
@@ -177,16 +181,17 @@ static int lock_database(const char *dbpath)
 	return fd;
 }
 
-static int parse_port(const char *s, unsigned *port)
+/* A whole number 0..max as strtol reads it (leading spaces and a sign allowed): --port, --mail-retry. */
+static int parse_number(const char *s, long max, unsigned *out)
 {
 	char *end;
 	long v;
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < 0 || v > 65535)
+	if (errno || *end || end == s || v < 0 || v > max)
 		return -1;
-	*port = (unsigned)v;
+	*out = (unsigned)v;
 	return 0;
 }
 
@@ -209,7 +214,7 @@ static int parse_group(const char *s, gid_t *gid)
 	return 0;
 }
 
-/* A whole number 0..max in decimal digits only (no sign, no spaces). */
+/* A whole number 0..max in decimal digits only (no sign, no spaces): the options that count. */
 static int parse_count(const char *s, unsigned max, unsigned *out)
 {
 	char *end;
@@ -267,9 +272,9 @@ static int cmd_serve(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *address = "127.0.0.1", *dbpath = DEFAULT_DB, *base = NULL;
+	const char *address = DEFAULT_ADDRESS, *dbpath = DEFAULT_DB, *base = NULL;
 	const char *smtp = NULL, *tls = "try", *from = NULL, *domain = "localhost", *maildir = NULL;
-	unsigned port = 8080, retry = 60;
+	unsigned port = DEFAULT_PORT, retry = LIMIT_MAIL_RETRY_S;
 	int demo = 0, c, rc = EXIT_FAILURE, sig;
 	mail_config mc = {0};
 	unix_server *msock = NULL, *csock = NULL;
@@ -286,8 +291,8 @@ static int cmd_serve(int argc, char **argv)
 		switch (c) {
 		case 'a': address = optarg; break;
 		case 'p':
-			if (parse_port(optarg, &port)) {
-				fprintf(stderr, "rookery: --port must be 0..65535, not \"%s\"\n", optarg);
+			if (parse_number(optarg, PORT_MAX, &port)) {
+				fprintf(stderr, "rookery: --port must be 0..%d, not \"%s\"\n", PORT_MAX, optarg);
 				return EX_USAGE;
 			}
 			break;
@@ -300,8 +305,9 @@ static int cmd_serve(int argc, char **argv)
 		case 'R': domain = optarg; break;
 		case 'M': maildir = optarg; break;
 		case 'Y':
-			if (parse_port(optarg, &retry) || retry == 0) {
-				fprintf(stderr, "rookery: --mail-retry must be 1..65535 seconds, not \"%s\"\n", optarg);
+			if (parse_number(optarg, LIMIT_MAIL_RETRY_OPTION_MAX_S, &retry) || retry == 0) {
+				fprintf(stderr, "rookery: --mail-retry must be 1..%d seconds, not \"%s\"\n",
+					LIMIT_MAIL_RETRY_OPTION_MAX_S, optarg);
 				return EX_USAGE;
 			}
 			break;
@@ -319,15 +325,16 @@ static int cmd_serve(int argc, char **argv)
 			}
 			break;
 		case 'W':
-			if (parse_count(optarg, 3600, &a.sweep_interval_s) || a.sweep_interval_s == 0) {
-				fprintf(stderr, "rookery: --sweep-seconds must be a number from 1 to 3600, not \"%s\"\n", optarg);
+			if (parse_count(optarg, LIMIT_SWEEP_INTERVAL_MAX_S, &a.sweep_interval_s) || a.sweep_interval_s == 0) {
+				fprintf(stderr, "rookery: --sweep-seconds must be a number from 1 to %d, not \"%s\"\n",
+					LIMIT_SWEEP_INTERVAL_MAX_S, optarg);
 				return EX_USAGE;
 			}
 			break;
 		case 'H':
-			if (parse_count(optarg, 1000000, &a.games_per_hour)) {
-				fprintf(stderr, "rookery: --games-per-hour must be a number from 0 to 1000000, not \"%s\"\n",
-					optarg);
+			if (parse_count(optarg, LIMIT_GAMES_PER_HOUR_MAX, &a.games_per_hour)) {
+				fprintf(stderr, "rookery: --games-per-hour must be a number from 0 to %d, not \"%s\"\n",
+					LIMIT_GAMES_PER_HOUR_MAX, optarg);
 				return EX_USAGE;
 			}
 			break;
