@@ -60,7 +60,7 @@ void api_create_game(http_request *req, http_response *res)
 	json_t *body, *jseats, *s, *out_seats, *jclock = NULL;
 	game_clock_in clock;
 	const char *variant;
-	char client[64];
+	char client[HTTP_ADDRESS_TEXT];
 	size_t i, n;
 
 	if (http_json_body(req, &body, &err))

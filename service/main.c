@@ -280,7 +280,7 @@ static int cmd_serve(int argc, char **argv)
 	unix_server *msock = NULL, *csock = NULL;
 	sweeper *sweep = NULL;
 	gid_t mail_group = (gid_t)-1;
-	char *sock_path = NULL, *control_path = NULL, proxy[64];
+	char *sock_path = NULL, *control_path = NULL, proxy[HTTP_ADDRESS_TEXT];
 	int lock_fd = -1;
 	app a = {.lock = PTHREAD_MUTEX_INITIALIZER, .games_per_hour = LIMIT_GAMES_PER_HOUR,
 		 .sweep_interval_s = LIMIT_SWEEP_INTERVAL_S, .vacation_days = LIMIT_VACATION_DAYS};

@@ -179,7 +179,7 @@ void page_create(http_request *req, http_response *res)
 	char *variant = http_form_field(req, "variant");
 	const rules_game *rg = rules_find(variant ? variant : "", 0);
 	game_seat_in seats[RULES_MAX_SEATS];
-	char *names[RULES_MAX_SEATS] = {0}, *emails[RULES_MAX_SEATS] = {0}, client[64];
+	char *names[RULES_MAX_SEATS] = {0}, *emails[RULES_MAX_SEATS] = {0}, client[HTTP_ADDRESS_TEXT];
 	game_created c;
 	app_error err = {0};
 
