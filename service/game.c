@@ -539,17 +539,17 @@ static unsigned seats_in_play(const game_loaded *g)
 	return g->rules->in_play ? g->rules->in_play(g->pos) : (1u << g->rules->nseats) - 1;
 }
 
-/* A draw for the seats of mask all: they share the game's draw place, the others come after them. */
+/* A draw for the seats of mask all: they share the game's draw rank, the others come after them. */
 static void draw_result(const game_loaded *g, unsigned all, const char *summary, rules_result *res)
 {
-	int place = g->rules->draw_rank ? g->rules->draw_rank : 1, n = 0;
+	int rank = g->rules->draw_rank ? g->rules->draw_rank : 1, n = 0;
 
 	memset(res, 0, sizeof *res);
 	for (int i = 0; i < g->rules->nseats; i++)
 		n += (all >> i) & 1;
 	res->over = 1;
 	for (int i = 0; i < g->rules->nseats; i++)
-		res->rank[i] = (all >> i) & 1 ? place : place + n;
+		res->rank[i] = (all >> i) & 1 ? rank : rank + n;
 	snprintf(res->summary, sizeof res->summary, "%s", summary);
 }
 
@@ -889,7 +889,7 @@ int game_draw(app *a, const char *id, int seat, const char *action, const char *
 		g.rec->draw_offer = -1;
 	} else {
 		g.rec->draw_accepts |= me;
-		/* Everybody still in the game must agree; they share one place, the rest lose. */
+		/* Everybody still in the game must agree; they share one rank, the rest lose. */
 		if ((g.rec->draw_accepts & all) == all) {
 			rules_result res;
 			draw_result(&g, all, "drawn by agreement", &res);
