@@ -268,6 +268,15 @@ typedef struct serving {
 
 #define GO_ON (-1)   /* the options leave serve to go on: no exit status yet */
 
+/* An option that counts, min..max, into *out: GO_ON, or EX_USAGE after saying why. */
+static int count_option(const char *name, const char *arg, unsigned min, unsigned max, unsigned *out)
+{
+	if (parse_count(arg, max, out) == 0 && *out >= min)
+		return GO_ON;
+	fprintf(stderr, "rookery: --%s must be a number from %u to %u, not \"%s\"\n", name, min, max, arg);
+	return EX_USAGE;
+}
+
 /* One option of serve with its argument: GO_ON, or the exit status. */
 static int serve_option(serving *s, int c, const char *arg)
 {
@@ -307,27 +316,9 @@ static int serve_option(serving *s, int c, const char *arg)
 			return EX_USAGE;
 		}
 		break;
-	case 'W':
-		if (parse_count(arg, LIMIT_SWEEP_INTERVAL_MAX_S, &s->a.sweep_interval_s) || s->a.sweep_interval_s == 0) {
-			fprintf(stderr, "rookery: --sweep-seconds must be a number from 1 to %d, not \"%s\"\n",
-				LIMIT_SWEEP_INTERVAL_MAX_S, arg);
-			return EX_USAGE;
-		}
-		break;
-	case 'H':
-		if (parse_count(arg, LIMIT_GAMES_PER_HOUR_MAX, &s->a.games_per_hour)) {
-			fprintf(stderr, "rookery: --games-per-hour must be a number from 0 to %d, not \"%s\"\n",
-				LIMIT_GAMES_PER_HOUR_MAX, arg);
-			return EX_USAGE;
-		}
-		break;
-	case 'V':
-		if (parse_count(arg, LIMIT_VACATION_DAYS_MAX, &s->a.vacation_days)) {
-			fprintf(stderr, "rookery: --vacation-days must be a number from 0 to %d, not \"%s\"\n",
-				LIMIT_VACATION_DAYS_MAX, arg);
-			return EX_USAGE;
-		}
-		break;
+	case 'W': return count_option("sweep-seconds", arg, 1, LIMIT_SWEEP_INTERVAL_MAX_S, &s->a.sweep_interval_s);
+	case 'H': return count_option("games-per-hour", arg, 0, LIMIT_GAMES_PER_HOUR_MAX, &s->a.games_per_hour);
+	case 'V': return count_option("vacation-days", arg, 0, LIMIT_VACATION_DAYS_MAX, &s->a.vacation_days);
 	case 'h': fputs(usage_serve, stdout); return 0;
 	default: fputs(usage_serve, stderr); return EX_USAGE;
 	}
