@@ -57,7 +57,7 @@ void api_create_game(http_request *req, http_response *res)
 	json_t *body, *jseats, *s, *out_seats, *jclock = NULL;
 	game_clock_in clock;
 	const char *variant;
-	char client[64];
+	char client[HTTP_ADDRESS_TEXT];
 	size_t i, n;
 
 	if (http_json_body(req, &body, &err))
@@ -158,7 +158,7 @@ void api_post_move(http_request *req, http_response *res)
 		app_fail(&err, E_BAD_REQUEST, "expected {\"move\": string, \"ply\": integer}: %s", je.text);
 		goto out;
 	}
-	if (!json_is_integer(jply) || json_integer_value(jply) < 0 || json_integer_value(jply) > 1000000) {
+	if (!json_is_integer(jply) || json_integer_value(jply) < 0 || json_integer_value(jply) > LIMIT_PLY_NUMBER) {
 		app_fail(&err, E_BAD_REQUEST, "ply must be a non-negative integer");
 		goto out;
 	}

@@ -1,4 +1,15 @@
-/* limits.h - every size and time limit of the service, named in one place. */
+/* limits.h - every limit of the service, named in one place. */
+
+/*
+ * A limit is a number the service holds anything to that it does not write
+ * itself: a size, count, depth or rate a client, a mail, a local peer or a
+ * command-line option may reach, and every timeout, period and batch of the
+ * daemon's own work. The tests read the LIMIT_ numbers from here. Not limits,
+ * and so left beside their code: room in buffers for text the service formats
+ * itself (times, numbers, keys), sizes fixed by a format (token and hash
+ * lengths in token.h, dice.h, mail.h), HTTP status codes, file modes and the
+ * board's drawing geometry.
+ */
 #ifndef ROOKERY_LIMITS_H
 #define ROOKERY_LIMITS_H
 
@@ -8,7 +19,7 @@
 #define CLOCK_DAY_HOURS              24
 #define CLOCK_DAY_S                  (CLOCK_DAY_HOURS * CLOCK_HOUR_S)   /* a UTC day: unix time / CLOCK_DAY_S counts them */
 
-/* Rates: every "per hour" limit below counts the requests of this window, and a refused client is told to retry after it. */
+/* Rates: every "per hour" limit below counts the requests of this window. */
 #define LIMIT_RATE_WINDOW_S          ((int)CLOCK_HOUR_S)   /* also the Retry-After of every 429 */
 
 /* HTTP */
@@ -21,21 +32,32 @@
 #define LIMIT_BODY_JSON              (16 * 1024)  /* JSON API bodies */
 #define LIMIT_BODY_FORM              (16 * 1024)  /* HTML form bodies */
 #define LIMIT_BODY_NONE              0            /* routes that take no body */
+#define LIMIT_BODY_DISCARD           (1024 * 1024) /* a body over its limit is read and dropped up to this, so the client gets its 413 */
 #define LIMIT_JSON_DEPTH             8
 #define LIMIT_SHUTDOWN_GRACE_S       10           /* how long in-flight requests may finish */
+#define LIMIT_SHUTDOWN_POLL_MS       10           /* how often shutdown looks whether they have */
 #define LIMIT_MAIL_STOP_GRACE_S      5            /* how long a mail delivery may finish at shutdown */
+
+/* Logs */
+#define LIMIT_LOG_LINE               1024         /* bytes of a log line, with its time and newline; the rest is cut */
+#define LIMIT_LOG_PATH_WORD          24           /* a longer path segment is logged as "*": it may be a token (32 characters) */
 
 /* Pages */
 #define LIMIT_PAGE_SIZE              (8 * 1024 * 1024)  /* a rendered page; the largest real ones are ~200 KiB */
+#define LIMIT_TEMPLATE_NESTING       64           /* sections inside sections within one template */
+#define LIMIT_TEMPLATE_PARTIALS      32           /* partials inside partials while rendering */
 
 /* Games */
 #define LIMIT_MOVE_TEXT              400          /* bytes of a submitted move line */
+#define LIMIT_PLY_NUMBER             1000000      /* the largest ply a move request may name (games end far sooner) */
+#define LIMIT_ROLLS_PER_MOVE         16           /* dice one move may roll */
 #define LIMIT_NAME                   60           /* bytes of a player's name */
 #define LIMIT_EMAIL                  254          /* RFC 5321 path limit */
 #define LIMIT_GAME_ID                32
 #define LIMIT_TOKEN                  64
 #define LIMIT_CLIENT_SEED            64           /* printable ASCII characters of a seat's client seed for the dice */
 #define LIMIT_GAMES_PER_HOUR         120          /* games one client address may create (serve --games-per-hour) */
+#define LIMIT_GAMES_PER_HOUR_MAX     1000000      /* the most --games-per-hour may give */
 #define LIMIT_PLIES                  2000         /* a two-seat game is drawn at this ply; n seats: n/2 times as many */
 #define LIMIT_MOVES_PAGE_DEFAULT     100          /* moves (or plies of dice) in one page of /moves, /dice */
 #define LIMIT_MOVES_PAGE_MAX         500          /* the largest ?limit= a page may ask for */
@@ -47,20 +69,44 @@
 #define LIMIT_VACATION_DAYS_MAX      366          /* the most --vacation-days may give */
 #define LIMIT_VACATION_AHEAD_DAYS    366          /* a vacation starts at most this many days ahead */
 #define LIMIT_CLOCK_SWEEP_BATCH      100          /* timeouts and reminders handled at one sweep; the next takes the rest */
+/* A clock's reminders (db_clocks_remind in db/ writes the same three in its SQL). */
+#define LIMIT_REMINDER_DAY_S         CLOCK_DAY_S  /* one when a day is left, if the period is longer */
+#define LIMIT_REMINDER_LAST_SHARE    10           /* one when a tenth of the period is left ... */
+#define LIMIT_REMINDER_LAST_MIN_S    CLOCK_HOUR_S /* ... or an hour, whichever is longer */
 
-/* Mail */
+/* Mail in */
 #define LIMIT_MAIL_SIZE              (256 * 1024) /* an incoming message */
-#define LIMIT_INVITING_GAMES_PER_HOUR 30          /* games with invitations one client address may create */
-#define LIMIT_INVITATIONS_PER_HOUR   20           /* games one email address may be invited to */
-#define LIMIT_MAILS_PER_ADDRESS_DAY  60           /* mails to one address a UTC day; the rest waits for one summary */
+#define LIMIT_MAIL_TEXT              8192         /* bytes of an incoming message's text kept (cut at a character) */
+#define LIMIT_MAIL_HTML_CLOSE_SEARCH 64           /* open HTML elements a closing tag is matched against (hostile mail stays linear) */
 #define LIMIT_REFUSALS_PER_SEAT_HOUR 5            /* answers to mails that could not act, per seat */
 #define LIMIT_REFUSALS_PER_GAME_HOUR 20           /* ... and per game */
 #define LIMIT_REFUSAL_QUOTE_LINES    40           /* lines of a refused mail quoted back to the seat */
+
+/* Mail out */
+#define LIMIT_INVITING_GAMES_PER_HOUR 30          /* games with invitations one client address may create */
+#define LIMIT_INVITATIONS_PER_HOUR   20           /* games one email address may be invited to */
+#define LIMIT_MAILS_PER_ADDRESS_DAY  60           /* mails to one address a UTC day; the rest waits for one summary */
 #define LIMIT_SUMMARIES_PER_RUN      100          /* daily summaries of held mails composed at one go */
 #define LIMIT_SEAT_LINK_DAYS         180          /* a seat link sent by mail keeps working this long */
 #define LIMIT_DIGEST_HOUR_DEFAULT    7            /* the UTC hour of a daily digest when its owner named none */
 #define LIMIT_DIGEST_GAMES           50           /* running games one digest reads and lists; beyond, it points to /me */
 #define LIMIT_DIGESTS_PER_RUN        100          /* daily digests composed at one go */
+#define LIMIT_MAIL_ATTEMPTS          8            /* deliveries of one mail tried before it fails for good */
+#define LIMIT_MAIL_RETRY_S           60           /* the first retry of a failed delivery, doubling each time; serve --mail-retry */
+#define LIMIT_MAIL_RETRY_OPTION_MAX_S 65535       /* the most --mail-retry may give */
+#define LIMIT_MAIL_RETRY_DELAY_MAX_S (6 * CLOCK_HOUR_S) /* retries are at most six hours apart */
+#define LIMIT_OUTBOX_BATCH           16           /* mails one pass of the delivery worker sends */
+#define LIMIT_OUTBOX_POLL_S          2            /* the worker looks for due retries this often even when not woken */
+#define LIMIT_OUTBOX_RECORD_RETRY_S  1            /* a delivery whose outcome cannot be written is written again this often */
+#define LIMIT_SMTP_CONNECT_S         15           /* to reach the SMTP server */
+#define LIMIT_SMTP_SEND_S            120          /* for one whole SMTP transfer */
+
+/* Local sockets: mail in (<db>.mail.sock) and backups (<db>.control.sock) */
+#define LIMIT_SOCKET_LINE            600          /* bytes of a request's first line or of an answer, with its newline */
+#define LIMIT_SOCKET_RECIPIENT       500          /* an envelope recipient passed to the daemon; a longer one goes as "-" */
+#define LIMIT_SOCKET_IO_S            30           /* a local peer that stalls longer is dropped */
+#define LIMIT_SOCKET_BACKLOG         16           /* connections waiting to be served */
+#define LIMIT_BACKUP_PATH            500          /* bytes of a backup's path (the request is one line) */
 
 /* Sign-in links ("my games") and expired secrets */
 #define LIMIT_SIGNIN_TTL_S           900          /* a sign-in link works once, for 15 minutes */
@@ -68,5 +114,6 @@
 #define LIMIT_SIGNIN_PER_ADDRESS_PER_HOUR 3
 #define LIMIT_SIGNIN_PER_CLIENT_PER_HOUR 10
 #define LIMIT_SWEEP_INTERVAL_S       60           /* the sweeper's jobs (expiry, summaries, digests) run this often; serve --sweep-seconds */
+#define LIMIT_SWEEP_INTERVAL_MAX_S   ((int)CLOCK_HOUR_S)  /* the most --sweep-seconds may give */
 
 #endif

@@ -1,6 +1,7 @@
 /* log.c - timestamped lines on standard error, written whole so threads do not interleave. */
 #include "core/log.h"
 #include "core/utc.h"
+#include "core/limits.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,7 +9,7 @@
 
 void log_event(const char *fmt, ...)
 {
-	char line[1024], now[32];
+	char line[LIMIT_LOG_LINE], now[32];
 	va_list ap;
 	int n;
 

@@ -1,6 +1,7 @@
 /* unix_socket.c - a Unix socket served by one thread, one connection at a time, and the client's connect and verdict. */
 #include "core/unix_socket.h"
 #include "core/log.h"
+#include "core/limits.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -13,8 +14,6 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
-
-#define IO_TIMEOUT_S 30   /* a local peer that stalls longer is dropped */
 
 struct unix_server {
 	char *path;
@@ -38,7 +37,7 @@ static int fill_addr(struct sockaddr_un *sa, const char *path)
 
 static void set_timeouts(int fd)
 {
-	struct timeval tv = {IO_TIMEOUT_S, 0};
+	struct timeval tv = {LIMIT_SOCKET_IO_S, 0};
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 }
@@ -144,7 +143,7 @@ unix_server *unix_server_start(const char *path, mode_t mode, gid_t group, const
 		said = 1;
 		goto fail;
 	}
-	if (chmod(path, mode) || listen(s->fd, 16))
+	if (chmod(path, mode) || listen(s->fd, LIMIT_SOCKET_BACKLOG))
 		goto fail;
 	if ((e = pthread_create(&s->thread, NULL, serve, s))) {
 		errno = e;
@@ -211,7 +210,7 @@ int unix_connect(const char *path, char *msg, size_t msg_size)
 
 int unix_read_verdict(int fd, char *msg, size_t msg_size)
 {
-	char line[600];
+	char line[LIMIT_SOCKET_LINE];
 	int code;
 
 	if (unix_read_line(fd, line, sizeof line) || sscanf(line, "%d", &code) != 1)

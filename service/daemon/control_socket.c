@@ -3,6 +3,7 @@
 #include "daemon/control_socket.h"
 #include "core/log.h"
 #include "core/unix_socket.h"
+#include "core/limits.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -12,8 +13,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#define CONTROL_PATH_MAX 500   /* bytes of a backup path: the request is one line */
 
 char *control_socket_path(const char *db_path)
 {
@@ -40,7 +39,7 @@ static int peer_is_owner(int fd)
 static void serve_one(void *ctx, int fd)
 {
 	app *a = ctx;
-	char line[600], safe[600];
+	char line[LIMIT_SOCKET_LINE], safe[LIMIT_SOCKET_LINE];
 	db_error de;
 	int r;
 
@@ -75,9 +74,9 @@ int control_socket_backup(const char *path, const char *dest, char *msg, size_t 
 {
 	int fd, code;
 
-	if (dest[0] != '/' || strchr(dest, '\n') || strlen(dest) > CONTROL_PATH_MAX) {
+	if (dest[0] != '/' || strchr(dest, '\n') || strlen(dest) > LIMIT_BACKUP_PATH) {
 		snprintf(msg, msg_size, "the backup path must be absolute, on one line, at most %d bytes",
-			 CONTROL_PATH_MAX);
+			 LIMIT_BACKUP_PATH);
 		return CONTROL_USAGE;
 	}
 	fd = unix_connect(path, msg, msg_size);

@@ -36,6 +36,9 @@
 #include <unistd.h>
 
 #define DEFAULT_DB "var/rookery.db"
+#define DEFAULT_ADDRESS "127.0.0.1"
+#define DEFAULT_PORT 8080
+#define PORT_MAX 65535   /* TCP's */
 /* Exit status of serve and migrate besides sysexits.h's EX_USAGE: EXIT_FAILURE, or this one. */
 #define EXIT_DB_NEWER 2   /* the database was made by a newer Rookery */
 #define STRINGIFY_(x) #x
@@ -62,8 +65,8 @@ static const char usage_serve[] =
 	"Serve the web pages and the JSON API until SIGTERM or SIGINT.\n"
 	"\n"
 	"options:\n"
-	"  --address ADDR    listen on this IPv4 or IPv6 address (default 127.0.0.1)\n"
-	"  --port PORT       listen on this TCP port (default 8080; 0 picks a free one)\n"
+	"  --address ADDR    listen on this IPv4 or IPv6 address (default " DEFAULT_ADDRESS ")\n"
+	"  --port PORT       listen on this TCP port (default " STRINGIFY(DEFAULT_PORT) "; 0 picks a free one)\n"
 	"  --db PATH         the SQLite database (default " DEFAULT_DB ", created if missing)\n"
 	"  --base-url URL    the public address used in links (default http://ADDR:PORT)\n"
 	"  --proxy ADDR      requests from this address come through a reverse proxy: rate limits\n"
@@ -89,7 +92,8 @@ static const char usage_serve[] =
 	"  --reply-domain D  replies go to play+TOKEN@D; route that domain to `rookery mail-in`\n"
 	"                    (default localhost)\n"
 	"  --maildir DIR     where mails go without --smtp (default: mail/ beside the database)\n"
-	"  --mail-retry SEC  first retry delay of a failed delivery, doubling each time (default 60)\n"
+	"  --mail-retry SEC  first retry delay of a failed delivery, doubling each time (default "
+	STRINGIFY(LIMIT_MAIL_RETRY_S) ")\n"
 	"  --mail-group GRP  the group (name or number) of the mail socket <db>.mail.sock, mode 0660,\n"
 	"                    for the user the MTA's pipe runs as (default: the daemon's group)\n"
 	"  -h, --help        show this help\n";
@@ -179,16 +183,17 @@ static int lock_database(const char *dbpath)
 	return fd;
 }
 
-static int parse_port(const char *s, unsigned *port)
+/* A whole number 0..max as strtol reads it (leading spaces and a sign allowed): --port, --mail-retry. */
+static int parse_number(const char *s, long max, unsigned *out)
 {
 	char *end;
 	long v;
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < 0 || v > 65535)
+	if (errno || *end || end == s || v < 0 || v > max)
 		return -1;
-	*port = (unsigned)v;
+	*out = (unsigned)v;
 	return 0;
 }
 
@@ -211,7 +216,7 @@ static int parse_group(const char *s, gid_t *gid)
 	return 0;
 }
 
-/* A whole number 0..max in decimal digits only (no sign, no spaces). */
+/* A whole number 0..max in decimal digits only (no sign, no spaces): the options that count. */
 static int parse_count(const char *s, unsigned max, unsigned *out)
 {
 	char *end;
@@ -247,7 +252,109 @@ static int create_demo(app *a)
 	return 0;
 }
 
-static int cmd_serve(int argc, char **argv)
+/* What `rookery serve` was asked for, and what it starts; serve_stop undoes all of it. */
+typedef struct serving {
+	const char *address, *dbpath, *base, *smtp, *tls, *from, *domain, *maildir;
+	unsigned port, retry;
+	int demo;
+	gid_t mail_group;
+	char proxy[HTTP_ADDRESS_TEXT];
+	app a;
+	mail_config mc;
+	int lock_fd;
+	http_server *srv;
+	unix_server *msock, *csock;
+	sweeper *sweep;
+	char *sock_path, *control_path;
+} serving;
+
+#define GO_ON (-1)   /* the options leave serve to go on: no exit status yet */
+
+/* An option that counts, min..max, into *out: GO_ON, or EX_USAGE after saying why. */
+static int count_option(const char *name, const char *arg, unsigned min, unsigned max, unsigned *out)
+{
+	if (parse_count(arg, max, out) == 0 && *out >= min)
+		return GO_ON;
+	fprintf(stderr, "rookery: --%s must be a number from %u to %u, not \"%s\"\n", name, min, max, arg);
+	return EX_USAGE;
+}
+
+/* One option of serve with its argument: GO_ON, or the exit status. */
+static int serve_option(serving *s, int c, const char *arg)
+{
+	switch (c) {
+	case 'a': s->address = arg; break;
+	case 'p':
+		if (parse_number(arg, PORT_MAX, &s->port)) {
+			fprintf(stderr, "rookery: --port must be 0..%d, not \"%s\"\n", PORT_MAX, arg);
+			return EX_USAGE;
+		}
+		break;
+	case 'd': s->dbpath = arg; break;
+	case 'b': s->base = arg; break;
+	case 'D': s->demo = 1; break;
+	case 'S': s->smtp = arg; break;
+	case 'T': s->tls = arg; break;
+	case 'F': s->from = arg; break;
+	case 'R': s->domain = arg; break;
+	case 'M': s->maildir = arg; break;
+	case 'Y':
+		if (parse_number(arg, LIMIT_MAIL_RETRY_OPTION_MAX_S, &s->retry) || s->retry == 0) {
+			fprintf(stderr, "rookery: --mail-retry must be 1..%d seconds, not \"%s\"\n",
+				LIMIT_MAIL_RETRY_OPTION_MAX_S, arg);
+			return EX_USAGE;
+		}
+		break;
+	case 'P':
+		if (http_proxy_address(arg, s->proxy, sizeof s->proxy)) {
+			fprintf(stderr, "rookery: --proxy must be an IPv4 or IPv6 address, not \"%s\"\n", arg);
+			return EX_USAGE;
+		}
+		s->a.proxy = s->proxy;
+		break;
+	case 'G':
+		if (parse_group(arg, &s->mail_group)) {
+			fprintf(stderr, "rookery: --mail-group must be a group name or number, not \"%s\"\n", arg);
+			return EX_USAGE;
+		}
+		break;
+	case 'W': return count_option("sweep-seconds", arg, 1, LIMIT_SWEEP_INTERVAL_MAX_S, &s->a.sweep_interval_s);
+	case 'H': return count_option("games-per-hour", arg, 0, LIMIT_GAMES_PER_HOUR_MAX, &s->a.games_per_hour);
+	case 'V': return count_option("vacation-days", arg, 0, LIMIT_VACATION_DAYS_MAX, &s->a.vacation_days);
+	case 'h': fputs(usage_serve, stdout); return 0;
+	default: fputs(usage_serve, stderr); return EX_USAGE;
+	}
+	return GO_ON;
+}
+
+/* The options as a whole, once read: GO_ON, or EX_USAGE after saying why. */
+static int serve_check_options(const serving *s, int argc, char **argv)
+{
+	if (optind < argc) {
+		fprintf(stderr, "rookery serve: unexpected argument \"%s\"\n%s", argv[optind], usage_serve);
+		return EX_USAGE;
+	}
+	if (s->base && strncmp(s->base, "http://", 7) && strncmp(s->base, "https://", 8)) {
+		fprintf(stderr, "rookery: --base-url must start with http:// or https://\n");
+		return EX_USAGE;
+	}
+	if (s->smtp && strncmp(s->smtp, "smtp://", 7) && strncmp(s->smtp, "smtps://", 8)) {
+		fprintf(stderr, "rookery: --smtp must start with smtp:// or smtps://\n");
+		return EX_USAGE;
+	}
+	if (strcmp(s->tls, "try") && strcmp(s->tls, "require") && strcmp(s->tls, "none")) {
+		fprintf(stderr, "rookery: --smtp-tls must be try, require or none\n");
+		return EX_USAGE;
+	}
+	if (!*s->domain || strpbrk(s->domain, "@ \t<>")) {
+		fprintf(stderr, "rookery: --reply-domain must be a domain name\n");
+		return EX_USAGE;
+	}
+	return GO_ON;
+}
+
+/* Read serve's command line into s: GO_ON, or the exit status (0 after --help). */
+static int serve_parse_options(serving *s, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"address", required_argument, NULL, 'a'},
@@ -269,204 +376,177 @@ static int cmd_serve(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *address = "127.0.0.1", *dbpath = DEFAULT_DB, *base = NULL;
-	const char *smtp = NULL, *tls = "try", *from = NULL, *domain = "localhost", *maildir = NULL;
-	unsigned port = 8080, retry = 60;
-	int demo = 0, c, rc = EXIT_FAILURE, sig;
-	mail_config mc = {0};
-	unix_server *msock = NULL, *csock = NULL;
-	sweeper *sweep = NULL;
-	gid_t mail_group = (gid_t)-1;
-	char *sock_path = NULL, *control_path = NULL, proxy[64];
-	int lock_fd = -1;
-	app a = {.lock = PTHREAD_MUTEX_INITIALIZER, .games_per_hour = LIMIT_GAMES_PER_HOUR,
-		 .sweep_interval_s = LIMIT_SWEEP_INTERVAL_S, .vacation_days = LIMIT_VACATION_DAYS};
-	http_server *srv = NULL;
-	sigset_t set;
+	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'a': address = optarg; break;
-		case 'p':
-			if (parse_port(optarg, &port)) {
-				fprintf(stderr, "rookery: --port must be 0..65535, not \"%s\"\n", optarg);
-				return EX_USAGE;
-			}
-			break;
-		case 'd': dbpath = optarg; break;
-		case 'b': base = optarg; break;
-		case 'D': demo = 1; break;
-		case 'S': smtp = optarg; break;
-		case 'T': tls = optarg; break;
-		case 'F': from = optarg; break;
-		case 'R': domain = optarg; break;
-		case 'M': maildir = optarg; break;
-		case 'Y':
-			if (parse_port(optarg, &retry) || retry == 0) {
-				fprintf(stderr, "rookery: --mail-retry must be 1..65535 seconds, not \"%s\"\n", optarg);
-				return EX_USAGE;
-			}
-			break;
-		case 'P':
-			if (http_proxy_address(optarg, proxy, sizeof proxy)) {
-				fprintf(stderr, "rookery: --proxy must be an IPv4 or IPv6 address, not \"%s\"\n", optarg);
-				return EX_USAGE;
-			}
-			a.proxy = proxy;
-			break;
-		case 'G':
-			if (parse_group(optarg, &mail_group)) {
-				fprintf(stderr, "rookery: --mail-group must be a group name or number, not \"%s\"\n", optarg);
-				return EX_USAGE;
-			}
-			break;
-		case 'W':
-			if (parse_count(optarg, 3600, &a.sweep_interval_s) || a.sweep_interval_s == 0) {
-				fprintf(stderr, "rookery: --sweep-seconds must be a number from 1 to 3600, not \"%s\"\n", optarg);
-				return EX_USAGE;
-			}
-			break;
-		case 'H':
-			if (parse_count(optarg, 1000000, &a.games_per_hour)) {
-				fprintf(stderr, "rookery: --games-per-hour must be a number from 0 to 1000000, not \"%s\"\n",
-					optarg);
-				return EX_USAGE;
-			}
-			break;
-		case 'V':
-			if (parse_count(optarg, LIMIT_VACATION_DAYS_MAX, &a.vacation_days)) {
-				fprintf(stderr, "rookery: --vacation-days must be a number from 0 to %d, not \"%s\"\n",
-					LIMIT_VACATION_DAYS_MAX, optarg);
-				return EX_USAGE;
-			}
-			break;
-		case 'h': fputs(usage_serve, stdout); return 0;
-		default: fputs(usage_serve, stderr); return EX_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "rookery serve: unexpected argument \"%s\"\n%s", argv[optind], usage_serve);
-		return EX_USAGE;
-	}
-	if (base && strncmp(base, "http://", 7) && strncmp(base, "https://", 8)) {
-		fprintf(stderr, "rookery: --base-url must start with http:// or https://\n");
-		return EX_USAGE;
-	}
-	if (smtp && strncmp(smtp, "smtp://", 7) && strncmp(smtp, "smtps://", 8)) {
-		fprintf(stderr, "rookery: --smtp must start with smtp:// or smtps://\n");
-		return EX_USAGE;
-	}
-	if (strcmp(tls, "try") && strcmp(tls, "require") && strcmp(tls, "none")) {
-		fprintf(stderr, "rookery: --smtp-tls must be try, require or none\n");
-		return EX_USAGE;
-	}
-	if (!*domain || strpbrk(domain, "@ \t<>")) {
-		fprintf(stderr, "rookery: --reply-domain must be a domain name\n");
-		return EX_USAGE;
-	}
-	mc.smtp_url = smtp ? xstrdup(smtp) : NULL;
-	mc.tls = !strcmp(tls, "require") ? MAIL_TLS_REQUIRE : !strcmp(tls, "none") ? MAIL_TLS_NONE : MAIL_TLS_TRY;
-	mc.reply_domain = xstrdup(domain);
-	mc.from = from ? xstrdup(from) : xasprintf("rookery@%s", domain);
-	if (maildir) {
-		mc.maildir = xstrdup(maildir);
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
+		if ((rc = serve_option(s, c, optarg)) != GO_ON)
+			return rc;
+	return serve_check_options(s, argc, argv);
+}
+
+/* The mail settings from the options; the maildir defaults to mail/ beside the database. */
+static void serve_mail_config(serving *s)
+{
+	mail_config *mc = &s->mc;
+
+	mc->smtp_url = s->smtp ? xstrdup(s->smtp) : NULL;
+	mc->tls = !strcmp(s->tls, "require") ? MAIL_TLS_REQUIRE : !strcmp(s->tls, "none") ? MAIL_TLS_NONE : MAIL_TLS_TRY;
+	mc->reply_domain = xstrdup(s->domain);
+	mc->from = s->from ? xstrdup(s->from) : xasprintf("rookery@%s", s->domain);
+	if (s->maildir) {
+		mc->maildir = xstrdup(s->maildir);
 	} else {
-		char *copy = xstrdup(dbpath);
-		mc.maildir = xasprintf("%s/mail", dirname(copy));
+		char *copy = xstrdup(s->dbpath);
+		mc->maildir = xasprintf("%s/mail", dirname(copy));
 		free(copy);
 	}
-	a.mail = &mc;
+	s->a.mail = mc;
+}
 
+/* Owner-only files, and SIGTERM and SIGINT left to sigwait: before any thread starts. */
+static void serve_prepare_process(sigset_t *set)
+{
 	/* Everything the daemon creates holds secrets (dice seeds, keys, tokens): owner-only. */
 	umask(077);
-	/* Signals are taken by sigwait below; block them before any thread starts. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	/* Signals are taken by sigwait in serve_wait; block them before any thread starts. */
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, set, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
 
+/* Check the templates, lock and open the database, load the keys: 0, or the exit status. */
+static int serve_open_database(serving *s)
+{
 	tmpl_error te;
+	int rc;
+
 	if (tmpl_check(&te)) {
 		fprintf(stderr, "rookery: broken template: %s\n", te.message);
-		goto out;
+		return EXIT_FAILURE;
 	}
-	ensure_parent_dir(dbpath);
-	if ((lock_fd = lock_database(dbpath)) < 0)
-		goto out;
-	if ((rc = open_db(dbpath, &a.db)))
-		goto out;
-	rc = EXIT_FAILURE;
-	if (app_load_keys(&a))
-		goto out;
-	a.outbox = outbox_start(&a, (int)retry);
-	if (!a.outbox)
-		goto out;
-	srv = http_start(&a, &routes_site, address, port);
-	if (!srv)
-		goto out;
-	if (port == 0)
-		port = http_port(srv);
-	if (base) {
-		a.base_url = xstrdup(base);
-		size_t n = strlen(a.base_url);
-		while (n > 0 && a.base_url[n - 1] == '/')
-			a.base_url[--n] = 0;
+	ensure_parent_dir(s->dbpath);
+	if ((s->lock_fd = lock_database(s->dbpath)) < 0)
+		return EXIT_FAILURE;
+	if ((rc = open_db(s->dbpath, &s->a.db)))
+		return rc;
+	return app_load_keys(&s->a) ? EXIT_FAILURE : 0;
+}
+
+/* The public address of links: --base-url without its trailing slashes, else where we listen. */
+static void serve_base_url(serving *s)
+{
+	if (s->base) {
+		s->a.base_url = xstrdup(s->base);
+		size_t n = strlen(s->a.base_url);
+		while (n > 0 && s->a.base_url[n - 1] == '/')
+			s->a.base_url[--n] = 0;
 	} else {
-		a.base_url = xasprintf(strchr(address, ':') ? "http://[%s]:%u" : "http://%s:%u", address, port);
+		s->a.base_url = xasprintf(strchr(s->address, ':') ? "http://[%s]:%u" : "http://%s:%u", s->address,
+					  s->port);
 	}
-	mc.link_base = a.base_url;
+	s->mc.link_base = s->a.base_url;
+}
+
+/* Start the outbox, the web server, the sweeper and the two sockets, then say so: 0, or EXIT_FAILURE. */
+static int serve_start_listeners(serving *s)
+{
+	s->a.outbox = outbox_start(&s->a, (int)s->retry);
+	if (!s->a.outbox)
+		return EXIT_FAILURE;
+	s->srv = http_start(&s->a, &routes_site, s->address, s->port);
+	if (!s->srv)
+		return EXIT_FAILURE;
+	if (s->port == 0)
+		s->port = http_port(s->srv);
+	serve_base_url(s);
 	/* Mail in and the sweeper's mails out need the public address for their links. */
-	sock_path = mail_socket_path(dbpath);
-	control_path = control_socket_path(dbpath);
-	if (!(sweep = sweeper_start(&a)) || !(msock = mail_socket_start(&a, sock_path, mail_group)) ||
-	    !(csock = control_socket_start(&a, control_path)))
-		goto out;
-	log_event("rookery %s serving %s on %s port %u (database %s)", ROOKERY_VERSION, a.base_url,
-		  address, port, dbpath);
-	log_event("mail: replies to play+...@%s, incoming through %s, outgoing %s %s", mc.reply_domain,
-		  sock_path, mc.smtp_url ? "over SMTP" : "into the maildir", mc.smtp_url ? "" : mc.maildir);
-	printf("Rookery is serving %s/\n", a.base_url);
+	s->sock_path = mail_socket_path(s->dbpath);
+	s->control_path = control_socket_path(s->dbpath);
+	if (!(s->sweep = sweeper_start(&s->a)) ||
+	    !(s->msock = mail_socket_start(&s->a, s->sock_path, s->mail_group)) ||
+	    !(s->csock = control_socket_start(&s->a, s->control_path)))
+		return EXIT_FAILURE;
+	log_event("rookery %s serving %s on %s port %u (database %s)", ROOKERY_VERSION, s->a.base_url,
+		  s->address, s->port, s->dbpath);
+	log_event("mail: replies to play+...@%s, incoming through %s, outgoing %s %s", s->mc.reply_domain,
+		  s->sock_path, s->mc.smtp_url ? "over SMTP" : "into the maildir", s->mc.smtp_url ? "" : s->mc.maildir);
+	printf("Rookery is serving %s/\n", s->a.base_url);
 	fflush(stdout);
-	if (demo) {
-		pthread_mutex_lock(&a.lock);
-		int bad = create_demo(&a);
-		pthread_mutex_unlock(&a.lock);
+	if (s->demo) {
+		pthread_mutex_lock(&s->a.lock);
+		int bad = create_demo(&s->a);
+		pthread_mutex_unlock(&s->a.lock);
 		if (bad)
-			goto out;
+			return EXIT_FAILURE;
 	}
-	if (sigwait(&set, &sig) == 0)
+	return 0;
+}
+
+/* Serve until SIGTERM or SIGINT: the threads do the work, this one waits. */
+static void serve_wait(const sigset_t *set)
+{
+	int sig;
+
+	if (sigwait(set, &sig) == 0)
 		log_event("received %s, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-	rc = 0;
-out:
-	http_stop(srv, LIMIT_SHUTDOWN_GRACE_S);
-	unix_server_stop(msock);
-	unix_server_stop(csock);
-	sweeper_stop(sweep);
-	if (outbox_stop(a.outbox, LIMIT_MAIL_STOP_GRACE_S)) {
+}
+
+/* Stop whatever was started, in order, and free s; returns rc (0: a clean stop, said in the log). */
+static int serve_stop(serving *s, int rc)
+{
+	http_stop(s->srv, LIMIT_SHUTDOWN_GRACE_S);
+	unix_server_stop(s->msock);
+	unix_server_stop(s->csock);
+	sweeper_stop(s->sweep);
+	if (outbox_stop(s->a.outbox, LIMIT_MAIL_STOP_GRACE_S)) {
 		/* The worker is stuck in a transfer: keep it off the database for good, and leave
 		 * what it may still read alone; the process ends right after. */
-		pthread_mutex_lock(&a.lock);
-		db_close(a.db);
+		pthread_mutex_lock(&s->a.lock);
+		db_close(s->a.db);
 		log_event("stopped cleanly (one mail delivery abandoned)");
-		close(lock_fd);
+		close(s->lock_fd);
 		_exit(0);
 	}
-	db_close(a.db);
-	if (lock_fd >= 0)
-		close(lock_fd);
+	db_close(s->a.db);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
 	if (rc == 0)
 		log_event("stopped cleanly");
-	free(a.base_url);
-	free(sock_path);
-	free(control_path);
-	free(mc.smtp_url);
-	free(mc.reply_domain);
-	free(mc.from);
-	free(mc.maildir);
+	free(s->a.base_url);
+	free(s->sock_path);
+	free(s->control_path);
+	free(s->mc.smtp_url);
+	free(s->mc.reply_domain);
+	free(s->mc.from);
+	free(s->mc.maildir);
 	tmpl_cleanup();
-	sodium_memzero(a.form_key, sizeof a.form_key);
+	sodium_memzero(s->a.form_key, sizeof s->a.form_key);
 	return rc;
+}
+
+static int cmd_serve(int argc, char **argv)
+{
+	serving s = {
+		.address = DEFAULT_ADDRESS, .dbpath = DEFAULT_DB, .tls = "try", .domain = "localhost",
+		.port = DEFAULT_PORT, .retry = LIMIT_MAIL_RETRY_S, .mail_group = (gid_t)-1, .lock_fd = -1,
+		.a = {.lock = PTHREAD_MUTEX_INITIALIZER, .games_per_hour = LIMIT_GAMES_PER_HOUR,
+		      .sweep_interval_s = LIMIT_SWEEP_INTERVAL_S, .vacation_days = LIMIT_VACATION_DAYS},
+	};
+	sigset_t set;
+	int rc = serve_parse_options(&s, argc, argv);
+
+	if (rc != GO_ON)
+		return rc;
+	serve_mail_config(&s);
+	serve_prepare_process(&set);
+	rc = serve_open_database(&s);
+	if (!rc)
+		rc = serve_start_listeners(&s);
+	if (!rc)
+		serve_wait(&set);
+	return serve_stop(&s, rc);
 }
 
 static int cmd_mail_in(int argc, char **argv)

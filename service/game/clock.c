@@ -86,9 +86,9 @@ long long clock_remaining(const db_clock *c, int seat, long long now)
 /* The last tenth of a deadline's time, at least an hour. */
 static long long last_threshold(const db_seat_clock *s)
 {
-	long long tenth = (s->deadline - s->running_since) / 10;
+	long long tenth = (s->deadline - s->running_since) / LIMIT_REMINDER_LAST_SHARE;
 
-	return tenth > CLOCK_HOUR_S ? tenth : CLOCK_HOUR_S;
+	return tenth > LIMIT_REMINDER_LAST_MIN_S ? tenth : LIMIT_REMINDER_LAST_MIN_S;
 }
 
 void clock_give(db_clock *c, int seat, long long s, long long now)
@@ -102,7 +102,7 @@ void clock_give(db_clock *c, int seat, long long s, long long now)
 	/* A reminder sent for the old deadline is owed again once the new one is as near. */
 	if (k->deadline - now > last_threshold(k))
 		k->reminded &= ~DB_CLOCK_REMINDED_LAST;
-	if (k->deadline - now > CLOCK_DAY_S)
+	if (k->deadline - now > LIMIT_REMINDER_DAY_S)
 		k->reminded &= ~DB_CLOCK_REMINDED_DAY;
 }
 
@@ -116,7 +116,7 @@ int clock_reminder_due(const db_clock *c, int seat, long long now)
 	last = last_threshold(s);
 	if (!(s->reminded & DB_CLOCK_REMINDED_LAST) && period > last && left <= last)
 		return DB_CLOCK_REMINDED_LAST;
-	if (!(s->reminded & DB_CLOCK_REMINDED_DAY) && period > CLOCK_DAY_S && left <= CLOCK_DAY_S)
+	if (!(s->reminded & DB_CLOCK_REMINDED_DAY) && period > LIMIT_REMINDER_DAY_S && left <= LIMIT_REMINDER_DAY_S)
 		return DB_CLOCK_REMINDED_DAY;
 	return 0;
 }

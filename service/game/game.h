@@ -4,6 +4,7 @@
 
 #include "core/app.h"
 #include "core/errors.h"
+#include "core/limits.h"
 #include "game/clock.h"
 #include "rules.h"
 
@@ -26,8 +27,8 @@ typedef struct game_move_done {
 	char move[RULES_TEXT_MAX];      /* canonical */
 	char note[RULES_NOTE_MAX];
 	int nrolls;
-	int rolls[16];
-	int sides[16];                  /* the die each roll was made with */
+	int rolls[LIMIT_ROLLS_PER_MOVE];
+	int sides[LIMIT_ROLLS_PER_MOVE];   /* the die each roll was made with */
 	rules_gesture gesture;          /* the places the move touched (n = 0 for resignations) */
 } game_move_done;
 

@@ -321,18 +321,22 @@ static void legal_moves(const game_loaded *g, int seat, json_t **texts, json_t *
 	rules_move_list_free(&list);
 }
 
-/* [{"place": 1, "seats": ["South"]}, {"place": 2, "seats": ["East", "North"]}, ...] from ranks. */
-static json_t *places(const rules_game *rules, json_t *ranks)
+/*
+ * The finishing places, seats grouped by rank: [{"place": 1, "seats": ["South"]},
+ * {"place": 2, "seats": ["East", "North"]}, ...]. (A "place" elsewhere in the
+ * service is a square a move touches, as in rules.h.)
+ */
+static json_t *finishing_places(const rules_game *rules, json_t *ranks)
 {
 	json_t *out = json_array();
 
-	for (int place = 1; place <= rules->nseats; place++) {
+	for (int rank = 1; rank <= rules->nseats; rank++) {
 		unsigned mask = 0;
 		for (int i = 0; i < rules->nseats; i++)
-			if (json_integer_value(json_array_get(ranks, (size_t)i)) == place)
+			if (json_integer_value(json_array_get(ranks, (size_t)i)) == rank)
 				mask |= 1u << i;
 		if (mask)
-			json_array_append_new(out, json_pack("{s:i, s:o}", "place", place, "seats",
+			json_array_append_new(out, json_pack("{s:i, s:o}", "place", rank, "seats",
 							     view_seat_list(rules, mask)));
 	}
 	return out;
@@ -411,7 +415,7 @@ json_t *view_game(const game_loaded *g, int seat)
 		if (!ranks)
 			ranks = json_array();
 		json_object_set_new(o, "result", json_pack("{s:s, s:O, s:o}", "summary",
-			rec->result ? rec->result : "", "ranks", ranks, "places", places(g->rules, ranks)));
+			rec->result ? rec->result : "", "ranks", ranks, "places", finishing_places(g->rules, ranks)));
 		json_decref(ranks);
 	} else {
 		json_object_set_new(o, "result", json_null());

@@ -306,7 +306,7 @@ static void append(char *out, size_t size, size_t *len, const char *s, size_t n)
 /* A path segment that cannot be a secret: short, lower case, digits and punctuation only. */
 static int plain_word(const char *s, size_t n)
 {
-	if (n > 24)
+	if (n > LIMIT_LOG_PATH_WORD)
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '.'))
@@ -691,9 +691,6 @@ static size_t on_unescape(void *cls, struct MHD_Connection *conn, char *s)
 	return (size_t)(out - s);
 }
 
-/* Bodies beyond the limit are read and dropped up to this much, so the client gets its 413. */
-#define DISCARD_MAX (1024 * 1024)
-
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **con_cls)
@@ -738,7 +735,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			pd->req.body_too_large = 1;
 			pd->discarded += *upload_size;
 			*upload_size = 0;
-			return pd->discarded > DISCARD_MAX ? MHD_NO : MHD_YES;
+			return pd->discarded > LIMIT_BODY_DISCARD ? MHD_NO : MHD_YES;
 		}
 		pd->req.body = xrealloc(pd->req.body, pd->req.body_len + *upload_size + 1);
 		memcpy(pd->req.body + pd->req.body_len, upload, *upload_size);
@@ -870,8 +867,8 @@ void http_stop(http_server *s, int grace_s)
 		return;
 	MHD_quiesce_daemon(s->daemon);
 	/* Let requests already begun finish; idle keep-alive connections just close. */
-	for (int i = 0; i < grace_s * 100 && atomic_load(&s->in_flight) > 0; i++)
-		usleep(10 * 1000);
+	for (int i = 0; i < grace_s * 1000 / LIMIT_SHUTDOWN_POLL_MS && atomic_load(&s->in_flight) > 0; i++)
+		usleep(LIMIT_SHUTDOWN_POLL_MS * 1000);
 	MHD_stop_daemon(s->daemon);
 	pthread_mutex_lock(&s->watch_lock);
 	s->watch_stop = 1;

@@ -90,6 +90,8 @@ void http_stop(http_server *s, int grace_s);
 /* Look up a query-string argument; NULL when absent. */
 const char *http_query(http_request *req, const char *name);
 
+#define HTTP_ADDRESS_TEXT 64   /* room for an IPv4 or IPv6 address as text, with its NUL */
+
 /*
  * The client's IP address as text (IPv4 or IPv6), for rate limits. For a
  * request from the configured reverse proxy (app.proxy), the address the

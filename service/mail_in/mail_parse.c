@@ -620,7 +620,7 @@ static void html_push(struct html *h, const char *name, int quote, int pre)
  * mismatches are shallow and hostile mail must not make this quadratic. */
 static void html_pop(struct html *h, const char *name)
 {
-	size_t lim = h->depth > 64 ? h->depth - 64 : 0;
+	size_t lim = h->depth > LIMIT_MAIL_HTML_CLOSE_SEARCH ? h->depth - LIMIT_MAIL_HTML_CLOSE_SEARCH : 0;
 	for (size_t i = h->depth; i > lim; i--) {
 		if (strcmp(h->stack[i - 1].name, name) != 0)
 			continue;

@@ -8,10 +8,10 @@
 
 /* Largest message mail_parse looks at; larger ones are refused unparsed. */
 #define MAIL_MAX_BYTES LIMIT_MAIL_SIZE
-/* Longest command line the server accepts; mail_parse still returns longer ones. */
-#define MAIL_MAX_COMMAND 400
+/* Longest command line the server accepts (a move's); mail_parse still returns longer ones. */
+#define MAIL_MAX_COMMAND LIMIT_MOVE_TEXT
 /* Most bytes kept in mail_incoming.text (cut at a UTF-8 character boundary). */
-#define MAIL_MAX_TEXT 8192
+#define MAIL_MAX_TEXT LIMIT_MAIL_TEXT
 
 #define MAIL_E_MALFORMED (-1) /* not a parseable message: no headers */
 #define MAIL_E_TOO_LARGE (-2) /* over MAIL_MAX_BYTES */

@@ -4,6 +4,7 @@
 #include "mail_in/mail_in.h"
 #include "mail_in/mail_parse.h"
 #include "mail_out/outbox.h"
+#include "core/limits.h"
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -20,7 +21,8 @@ char *mail_socket_path(const char *db_path)
 static void serve_one(void *ctx, int fd)
 {
 	app *a = ctx;
-	char line[600], recipient[520], msg[512];
+	/* recipient: room for any a client sends (under LIMIT_SOCKET_RECIPIENT), as %519s reads. */
+	char line[LIMIT_SOCKET_LINE], recipient[520], msg[512];
 	unsigned long len;
 	char *data;
 	int code;
@@ -49,14 +51,14 @@ unix_server *mail_socket_start(app *a, const char *path, gid_t group)
 int mail_socket_send(const char *path, const char *message, size_t len, const char *recipient,
 		     char *msg, size_t msg_size)
 {
-	char header[600];
+	char header[LIMIT_SOCKET_LINE];
 	int fd = unix_connect(path, msg, msg_size), code;
 
 	if (fd < 0)
 		return MAIL_IN_TEMPFAIL;
 	/* An address with white space cannot be ours; send "-" and let the headers speak. */
 	snprintf(header, sizeof header, "MAIL %zu %s\n", len,
-		 recipient && *recipient && !strpbrk(recipient, " \t\r\n") && strlen(recipient) < 500 ? recipient : "-");
+		 recipient && *recipient && !strpbrk(recipient, " \t\r\n") && strlen(recipient) < LIMIT_SOCKET_RECIPIENT ? recipient : "-");
 	if (unix_write_full(fd, header, strlen(header)) || unix_write_full(fd, message, len) ||
 	    (code = unix_read_verdict(fd, msg, msg_size)) < 0) {
 		snprintf(msg, msg_size, "the Rookery daemon did not answer; try again later");

@@ -6,16 +6,13 @@
 #include "mail_out/mail.h"
 #include "mail_out/maildir.h"
 #include "mail_out/smtp.h"
+#include "core/limits.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define BATCH 16          /* mails sent by one outbox_run_once */
-#define POLL_S 2           /* look for due retries this often even when not woken */
-#define MAX_DELAY_S 21600  /* retries are at most six hours apart */
 
 struct outbox {
 	app *app;
@@ -33,9 +30,9 @@ static long long retry_delay(int attempts, int base_s)
 {
 	long long d = base_s;
 
-	for (int i = 1; i < attempts && d < MAX_DELAY_S; i++)
+	for (int i = 1; i < attempts && d < LIMIT_MAIL_RETRY_DELAY_MAX_S; i++)
 		d *= 2;
-	return d < MAX_DELAY_S ? d : MAX_DELAY_S;
+	return d < LIMIT_MAIL_RETRY_DELAY_MAX_S ? d : LIMIT_MAIL_RETRY_DELAY_MAX_S;
 }
 
 /*
@@ -56,7 +53,7 @@ static void record(app *a, const db_outbox_row *row, int result, const char *why
 		pthread_mutex_lock(&a->lock);
 		if (result == SMTP_SENT)
 			r = db_outbox_sent(a->db, row->id, now, &de);
-		else if (result == SMTP_TEMPORARY && row->attempts < OUTBOX_MAX_ATTEMPTS)
+		else if (result == SMTP_TEMPORARY && row->attempts < LIMIT_MAIL_ATTEMPTS)
 			r = db_outbox_retry(a->db, row->id, (long long)time(NULL) +
 					    retry_delay(row->attempts, retry_base_s), why, &de);
 		else
@@ -70,14 +67,15 @@ static void record(app *a, const db_outbox_row *row, int result, const char *why
 				  last ? "" : " (trying again each second)", de.message);
 		if (last)
 			break;
-		for (int i = 0; i < 10 && !atomic_load(stop); i++)
+		/* In tenths of a second, to hear a stop. */
+		for (int i = 0; i < LIMIT_OUTBOX_RECORD_RETRY_S * 10 && !atomic_load(stop); i++)
 			nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
 	}
 	if (result == SMTP_SENT)
 		log_event("mail %lld (%s) delivered", row->id, row->kind);
 	else
 		log_event("mail %lld (%s) attempt %d failed%s: %s", row->id, row->kind, row->attempts,
-			  result == SMTP_PERMANENT || row->attempts >= OUTBOX_MAX_ATTEMPTS ? " for good" : "",
+			  result == SMTP_PERMANENT || row->attempts >= LIMIT_MAIL_ATTEMPTS ? " for good" : "",
 			  why);
 }
 
@@ -119,7 +117,7 @@ int outbox_run_once(app *a, int retry_base_s)
 {
 	int sent = 0;
 
-	while (sent < BATCH && send_one(a, retry_base_s, NULL))
+	while (sent < LIMIT_OUTBOX_BATCH && send_one(a, retry_base_s, NULL))
 		sent++;
 	return sent;
 }
@@ -153,7 +151,7 @@ static void *worker(void *arg)
 		if (!o->woken && !atomic_load(&o->stopping)) {
 			struct timespec until;
 			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_sec += POLL_S;
+			until.tv_sec += LIMIT_OUTBOX_POLL_S;
 			pthread_cond_timedwait(&o->cv, &o->mu, &until);
 		}
 		o->woken = 0;

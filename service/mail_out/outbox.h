@@ -4,8 +4,6 @@
 
 #include "core/app.h"
 
-#define OUTBOX_MAX_ATTEMPTS 8
-
 typedef struct outbox outbox;
 
 /*

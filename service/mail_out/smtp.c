@@ -1,5 +1,6 @@
 /* smtp.c - SMTP submission through libcurl: STARTTLS or TLS, authentication from the URL. */
 #include "mail_out/smtp.h"
+#include "core/limits.h"
 #include "xalloc.h"
 
 #include <curl/curl.h>
@@ -80,8 +81,8 @@ int smtp_send(const mail_config *mc, const char *recipient, const char *message,
 	curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)up.len);
 	curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 15L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)LIMIT_SMTP_CONNECT_S);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)LIMIT_SMTP_SEND_S);
 	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, keep_going);
 	curl_easy_setopt(c, CURLOPT_XFERINFODATA, (void *)stop);
 	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);

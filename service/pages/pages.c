@@ -180,7 +180,7 @@ void page_create(http_request *req, http_response *res)
 	char *variant = http_form_field(req, "variant");
 	const rules_game *rg = rules_find(variant ? variant : "", 0);
 	game_seat_in seats[RULES_MAX_SEATS];
-	char *names[RULES_MAX_SEATS] = {0}, *emails[RULES_MAX_SEATS] = {0}, client[64];
+	char *names[RULES_MAX_SEATS] = {0}, *emails[RULES_MAX_SEATS] = {0}, client[HTTP_ADDRESS_TEXT];
 	game_created c;
 	app_error err = {0};
 
@@ -629,7 +629,7 @@ void page_move(http_request *req, http_response *res)
 		ply = ply_text ? strtol(ply_text, &end, 10) : -1;
 		if (!move || !*move)
 			app_fail(&err, E_BAD_MOVE, "type a move first");
-		else if (!ply_text || end == ply_text || *end || ply < 0 || ply > 1000000)
+		else if (!ply_text || end == ply_text || *end || ply < 0 || ply > LIMIT_PLY_NUMBER)
 			app_fail(&err, E_BAD_REQUEST, "the form lost its ply; reload the page");
 		else
 			game_submit_move(req->app, req->params[0], seat, (int)ply, move, "web", &done, NULL, &err);

@@ -77,7 +77,7 @@ storage:
 
 void page_me_request(http_request *req, http_response *res)
 {
-	char *email = http_form_field(req, "email"), client[64];
+	char *email = http_form_field(req, "email"), client[HTTP_ADDRESS_TEXT];
 	app_error err = {0};
 
 	http_client_address(req, client, sizeof client);

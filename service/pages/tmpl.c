@@ -12,8 +12,6 @@
 #include "core/limits.h"
 #include "xalloc.h"
 
-#define MAX_NESTING 64   /* sections inside sections within one template */
-#define MAX_DEPTH 32     /* partials inside partials while rendering */
 #define NAME_CAP 32      /* room for a tag or attribute name, with NUL */
 #define NO_FILE SIZE_MAX
 
@@ -857,7 +855,7 @@ static int parse_block(struct parser *p, struct block *b, const char *open, size
 			continue;
 		}
 		node.kind = sigil == '#' ? N_SECTION : N_INVERTED;
-		if (depth >= MAX_NESTING) {
+		if (depth >= LIMIT_TEMPLATE_NESTING) {
 			free_node(&node);
 			return syntax(p, t, "sections nest too deeply");
 		}
@@ -1155,9 +1153,9 @@ static int render_block(struct buf *out, const struct block *b, const struct ctx
 		case N_PARTIAL: {
 			const struct block *t;
 
-			if (depth >= MAX_DEPTH)
+			if (depth >= LIMIT_TEMPLATE_PARTIALS)
 				return fail(err, TMPL_E_DEPTH, "%s: partials nest more than %d deep",
-					tmpl_files[n->file].name, MAX_DEPTH);
+					tmpl_files[n->file].name, LIMIT_TEMPLATE_PARTIALS);
 			t = get_template(n->file, err);
 			if (!t || render_block(out, t, c, depth + 1, err) < 0)
 				return -1;

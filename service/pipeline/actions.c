@@ -95,7 +95,7 @@ int game_draw(app *a, const char *id, int seat, const char *action, const char *
 		g.rec->draw_offer = -1;
 	} else {
 		g.rec->draw_accepts |= me;
-		/* Everybody still in the game must agree; they share one place, the rest lose. */
+		/* Everybody still in the game must agree; they share one rank, the rest lose. */
 		if ((g.rec->draw_accepts & all) == all) {
 			rules_result res;
 			change_draw_result(&g, all, "drawn by agreement", &res);

@@ -55,17 +55,17 @@ void change_record_result(db_game *rec, const rules_result *res, int nseats)
 	rec->draw_offer = -1;
 }
 
-/* A draw for the seats of mask all: they share the game's draw place, the others come after them. */
+/* A draw for the seats of mask all: they share the game's draw rank, the others come after them. */
 void change_draw_result(const game_loaded *g, unsigned all, const char *summary, rules_result *res)
 {
-	int place = g->rules->draw_rank ? g->rules->draw_rank : 1, n = 0;
+	int rank = g->rules->draw_rank ? g->rules->draw_rank : 1, n = 0;
 
 	memset(res, 0, sizeof *res);
 	for (int i = 0; i < g->rules->nseats; i++)
 		n += (all >> i) & 1;
 	res->over = 1;
 	for (int i = 0; i < g->rules->nseats; i++)
-		res->rank[i] = (all >> i) & 1 ? place : place + n;
+		res->rank[i] = (all >> i) & 1 ? rank : rank + n;
 	snprintf(res->summary, sizeof res->summary, "%s", summary);
 }
 

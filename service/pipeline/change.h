@@ -38,7 +38,7 @@ int change_commit_move(app *a, const game_loaded *g, const game_move_done *done,
 /* Record the end of a game in rec from the rules' result. */
 void change_record_result(db_game *rec, const rules_result *res, int nseats);
 
-/* A draw for the seats of mask all: they share the game's draw place, the others come after them. */
+/* A draw for the seats of mask all: they share the game's draw rank, the others come after them. */
 void change_draw_result(const game_loaded *g, unsigned all, const char *summary, rules_result *res);
 
 /*

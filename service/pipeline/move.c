@@ -97,7 +97,7 @@ static int answer_duplicate(app *a, game_loaded *g, int ply, int seat, const cha
 	size_t i;
 	json_t *v;
 	json_array_foreach(dice, i, v) {
-		if (out->nrolls < 16) {
+		if (out->nrolls < LIMIT_ROLLS_PER_MOVE) {
 			out->sides[out->nrolls] = (int)json_integer_value(json_object_get(v, "sides"));
 			out->rolls[out->nrolls++] = (int)json_integer_value(json_object_get(v, "value"));
 		}
