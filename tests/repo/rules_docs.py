@@ -19,7 +19,8 @@ Every scenario id listed in a doc's Scenarios section must be mentioned in some 
 tests/: written as it is ("N12", "CW2-1") or in a test name ("test_n12_release",
 "test_cw2_1_..."). The ids of KNOWN_UNTESTED are reported without failing.
 
-A game whose doc does not exist yet is reported as skipped. Standard library only.
+A game whose doc does not exist yet is reported as skipped (see SKIP_MISSING_DOCS). Standard
+library only.
 """
 import html
 import html.parser
@@ -33,9 +34,14 @@ KNOWN_UNTESTED = {
     'civil-war': {'CW2-1', 'CW2-2', 'CW2-3', 'CW3-1', 'CW3-2', 'CW3-3', 'CW3-4', 'CW3-5'},
 }
 
+# A game page without its doc is reported and skipped while the docs are being written; False makes it
+# a failure.
+SKIP_MISSING_DOCS = True
+
 INCLUDE = re.compile(r'\{\{>\s*([\w.-]+)\s*\}\}')
 MUSTACHE = re.compile(r'\{\{[#^/]?\s*[\w.-]+\s*\}\}')
-SCENARIO_LINE = re.compile(r'^(?:#{1,6}\s+|[-*+]\s+)?(?:\*\*|__)?([A-Z]{1,3}\d+(?:-\d+)?[a-z]?)\b')
+# A scenario's id opens a heading, a list item, a table row or a bold run: "**N1 - ...", "### CW2-1".
+SCENARIO_LINE = re.compile(r'^(?:(?:#{1,6}\s+|[-*+]\s+|\|\s*)(?:\*\*|__)?|\*\*|__)([A-Z]{1,3}\d+(?:-\d+)?[a-z]?)\b')
 HOUSE_MARK = re.compile(r'^\s*(?:\[house(?: rule)?\]|\(house rule\)|house rule\b)\s*[:.-]?\s*', re.I)
 HOUSE_TAIL = re.compile(r'\s*(?:\[house(?: rule)?\]|\(house rule\)|house rule)\s*$', re.I)
 
@@ -256,7 +262,10 @@ def check_game(root, game, page_name, tests, problems, notes):
     doc_path = os.path.join(root, 'docs', 'rules', game + '.md')
     doc_name = f'docs/rules/{game}.md'
     if not os.path.exists(doc_path):
-        notes.append(f'SKIP {game}: {doc_name} does not exist yet, so templates/{page_name} is unchecked')
+        if SKIP_MISSING_DOCS:
+            notes.append(f'SKIP {game}: {doc_name} does not exist yet, so templates/{page_name} is unchecked')
+        else:
+            problems.append(f'{game}: templates/{page_name} has no {doc_name}')
         return
     page = read_page(os.path.join(root, 'templates'), page_name)
     doc = read_doc(doc_path)
@@ -305,12 +314,14 @@ def check_game(root, game, page_name, tests, problems, notes):
         if m and m.group(1) not in ids:
             ids.append(m.group(1))
     if doc and doc[-1]['title'] == 'Scenarios' and not ids:
-        fail('the Scenarios section lists no scenario id (such as N1 or CW2-1 at the start of a line)',
+        fail('the Scenarios section lists no scenario id (such as "**N1 " or "### CW2-1" opening a line)',
              '-', '(none)')
     known = KNOWN_UNTESTED.get(game, set())
     untested = [s for s in ids if not mentioned(s, tests)]
+    waived = [s for s in untested if s in known]
     notes.append(f'{game}: {len(ids)} scenarios, {len(ids) - len(untested)} named by a C test under tests/'
-                 + (f'; not named by any: {", ".join(untested)}' if untested else ''))
+                 + (f'; not named by any: {", ".join(untested)}' if untested else '')
+                 + (f' ({", ".join(waived)} known, listed in KNOWN_UNTESTED)' if waived else ''))
     for s in untested:
         if s not in known:
             problems.append(f'{game}: scenario {s} of {doc_name} is named by no C test under tests/'
