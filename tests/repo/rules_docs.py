@@ -19,8 +19,7 @@ Every scenario id listed in a doc's Scenarios section must be mentioned in some 
 tests/: written as it is ("N12", "CW2-1") or in a test name ("test_n12_release",
 "test_cw2_1_..."). The ids of KNOWN_UNTESTED are reported without failing.
 
-A game whose doc does not exist yet is reported as skipped (see SKIP_MISSING_DOCS). Standard
-library only.
+A game page without its doc fails. Standard library only.
 """
 import html
 import html.parser
@@ -33,10 +32,6 @@ import sys
 KNOWN_UNTESTED = {
     'civil-war': {'CW2-1', 'CW2-2', 'CW2-3', 'CW3-1', 'CW3-2', 'CW3-3', 'CW3-4', 'CW3-5'},
 }
-
-# A game page without its doc is reported and skipped while the docs are being written; False makes it
-# a failure.
-SKIP_MISSING_DOCS = True
 
 INCLUDE = re.compile(r'\{\{>\s*([\w.-]+)\s*\}\}')
 MUSTACHE = re.compile(r'\{\{[#^/]?\s*[\w.-]+\s*\}\}')
@@ -262,10 +257,7 @@ def check_game(root, game, page_name, tests, problems, notes):
     doc_path = os.path.join(root, 'docs', 'rules', game + '.md')
     doc_name = f'docs/rules/{game}.md'
     if not os.path.exists(doc_path):
-        if SKIP_MISSING_DOCS:
-            notes.append(f'SKIP {game}: {doc_name} does not exist yet, so templates/{page_name} is unchecked')
-        else:
-            problems.append(f'{game}: templates/{page_name} has no {doc_name}')
+        problems.append(f'{game}: templates/{page_name} has no {doc_name}')
         return
     page = read_page(os.path.join(root, 'templates'), page_name)
     doc = read_doc(doc_path)
