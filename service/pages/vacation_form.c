@@ -1,4 +1,4 @@
-/* pages_vacation.c - the vacation form of the seat page and of "my games": its model and its action. */
+/* vacation_form.c - the vacation form of the seat page and of "my games": its model and its action. */
 #include "core/errors.h"
 #include "core/limits.h"
 #include "core/token.h"

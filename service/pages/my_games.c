@@ -1,4 +1,4 @@
-/* pages_me.c - "my games": a sign-in link by mail, then every game of that address with fresh seat links. */
+/* my_games.c - "my games": a sign-in link by mail, then every game of that address with fresh seat links. */
 #include "core/errors.h"
 #include "core/limits.h"
 #include "core/log.h"

@@ -1,4 +1,4 @@
-/* pages_mail.c - the owner of an address decides what mail it gets: the unsubscribe page and RFC 8058's one click. */
+/* mail_stop.c - the owner of an address decides what mail it gets: the unsubscribe page and RFC 8058's one click. */
 #include "core/errors.h"
 #include "core/log.h"
 #include "core/token.h"

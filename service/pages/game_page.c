@@ -1,236 +1,24 @@
-/* pages.c - HTML pages: build a JSON model, render a template, handle the forms. */
+/* game_page.c - a game's page, for a spectator or a seat (with its forms), and its record page by page. */
 #include "pages/pages.h"
+#include "pages/game_page.h"
 #include "core/errors.h"
 #include "core/limits.h"
-#include "core/links.h"
 #include "core/token.h"
+#include "game/clock.h"
 #include "game/dice.h"
 #include "game/game.h"
-#include "pipeline/pipeline.h"
 #include "game/vacation.h"
 #include "game/view.h"
 #include "mail_out/consent.h"
 #include "pages/board.h"
-#include "pages/tmpl.h"
 #include "xalloc.h"
 
 #include <ctype.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
-
-void page_render(http_request *req, http_response *res, int status, const char *name, json_t *model)
-{
-	tmpl_error te;
-	char *html;
-
-	json_object_set_new(model, "version", json_string(ROOKERY_VERSION));
-	html = tmpl_render(name, model, &te);
-	json_decref(model);
-	if (!html) {
-		/* A broken template is our bug; say so plainly without recursing into templates. */
-		(void)req;
-		http_reply(res, 500, "text/plain; charset=utf-8",
-			   xasprintf("internal error: template %s: %s\n", name, te.message), 0);
-		res->len = strlen(res->body);
-		return;
-	}
-	http_reply(res, status, "text/html; charset=utf-8", html, strlen(html));
-}
-
-void page_error(http_request *req, http_response *res, int code, const char *message)
-{
-	page_render(req, res, app_code_status(code), "error.html", json_pack("{s:s, s:s, s:i}",
-		"title", "Error", "message", message, "status", app_code_status(code)));
-	res->code = code;
-}
-
-static json_t *variants_model(void)
-{
-	json_t *list = json_array();
-
-	for (size_t i = 0; rules_games[i]; i++) {
-		const rules_game *g = rules_games[i];
-		json_t *seats = json_array();
-		for (int s = 0; s < g->nseats; s++)
-			json_array_append_new(seats, json_pack("{s:s, s:i, s:b}", "seat", g->seat_names[s],
-				"index", s, "first", s == 0));
-		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:i, s:o, s:b}", "id", g->id,
-			"title", g->title, "summary", g->summary, "players", g->nseats, "seats", seats,
-			"first", i == 0));
-	}
-	return list;
-}
-
-/*
- * Forms that need no seat (the home page's, /me's) are tied to a random
- * cookie instead: the page sets it when the browser has none and carries its
- * HMAC under the form key; a post must bring both. A cross-site page can
- * neither read the cookie nor make the HMAC. The cookie is __Host- prefixed
- * behind https, so that no sibling host can plant one.
- */
-static const char *form_cookie_name(const app *a)
-{
-	return strncmp(a->base_url, "https://", 8) ? "rookery_form" : "__Host-rookery_form";
-}
-
-json_t *page_form_csrf(http_request *req, http_response *res)
-{
-	const char *cookie = http_cookie(req, form_cookie_name(req->app));
-	char fresh[TOKEN_TEXT], csrf[FORM_TOKEN_TEXT];
-
-	if (!token_well_formed(cookie)) {
-		int secure = !strncmp(req->app->base_url, "https://", 8);
-		token_new(fresh);
-		free(res->set_cookie);
-		res->set_cookie = xasprintf("%s=%s; Path=/; HttpOnly; SameSite=Strict%s",
-					    form_cookie_name(req->app), fresh, secure ? "; Secure" : "");
-		cookie = fresh;
-	}
-	token_form(req->app->form_key, cookie, csrf);
-	return json_string(csrf);
-}
-
-int page_form_ok(http_request *req)
-{
-	const char *cookie = http_cookie(req, form_cookie_name(req->app));
-	char *csrf = http_form_field(req, "csrf");
-	int ok = token_well_formed(cookie) && token_form_ok(req->app->form_key, cookie, csrf);
-
-	free(csrf);
-	return ok;
-}
-
-void page_home(http_request *req, http_response *res)
-{
-	page_render(req, res, 200, "home.html", json_pack("{s:s, s:o, s:o}", "title", "Rookery",
-		"variants", variants_model(), "csrf", page_form_csrf(req, res)));
-}
-
-/*
- * Cross-site check. Browsers say where a form came from in Sec-Fetch-Site
- * and Origin. Our pages' Referrer-Policy (strict-origin) lets browsers name
- * our origin in the Origin of our own forms, so "Origin: null" (a sandboxed
- * frame, a data: page, a redirect from elsewhere) is always refused. The
- * Origin must be the scheme://host[:port] of the base URL, or match the Host
- * the request came to. A request without Origin is no browser's form post;
- * the per-form tokens guard every form all the same.
- */
-int page_same_origin(http_request *req)
-{
-	const char *origin = http_header(req, "Origin"), *host = http_header(req, "Host");
-	const char *site = http_header(req, "Sec-Fetch-Site");
-	const char *base = req->app->base_url, *scheme_end = strstr(base, "://");
-	size_t base_len;
-
-	if (site && strcasecmp(site, "same-origin") && strcasecmp(site, "none"))
-		return 0;
-	if (!origin)
-		return 1;
-	if (!strcmp(origin, "null"))
-		return 0;
-	if (scheme_end) {
-		const char *path = strchr(scheme_end + 3, '/');
-		base_len = path ? (size_t)(path - base) : strlen(base);
-		if (strlen(origin) == base_len && !strncasecmp(origin, base, base_len))
-			return 1;
-	}
-	if (host) {
-		const char *rest = strstr(origin, "://");
-		if (rest && !strcasecmp(rest + 3, host))
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * The home form's time control (fields clock, days, increment_days,
- * max_days) read as the API's "clock" object is: a field that is not a
- * number is passed on as text, which game_clock_parse refuses with its reason.
- */
-static int form_clock(http_request *req, game_clock_in *out, app_error *err)
-{
-	static const char *const fields[] = {"days", "increment_days", "max_days"};
-	char *type = http_form_field(req, "clock");
-	json_t *j = json_null();
-	int r;
-
-	if (type && *type && strcmp(type, "none")) {
-		j = json_pack("{s:s}", "type", type);
-		for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
-			char *v = http_form_field(req, fields[i]), *end;
-			double d = v && *v ? strtod(v, &end) : 0;
-			/* A per-move game's form sends the bank's fields too, empty. */
-			if (v && *v)
-				json_object_set_new(j, fields[i], *end ? json_string(v) : json_real(d));
-			free(v);
-		}
-	}
-	r = game_clock_parse(j, out, err);
-	json_decref(j);
-	free(type);
-	return r;
-}
-
-void page_create(http_request *req, http_response *res)
-{
-	game_clock_in clock;
-	char *variant = http_form_field(req, "variant");
-	const rules_game *rg = rules_find(variant ? variant : "", 0);
-	game_seat_in seats[RULES_MAX_SEATS];
-	char *names[RULES_MAX_SEATS] = {0}, *emails[RULES_MAX_SEATS] = {0}, client[HTTP_ADDRESS_TEXT];
-	game_created c;
-	app_error err = {0};
-
-	if (!page_same_origin(req)) {
-		app_fail(&err, E_FORBIDDEN, "this form was sent from another site");
-		goto out;
-	}
-	if (!page_form_ok(req)) {
-		app_fail(&err, E_FORBIDDEN, PAGE_FORM_EXPIRED);
-		goto out;
-	}
-	if (!rg) {
-		app_fail(&err, E_UNKNOWN_VARIANT, "choose one of the games");
-		goto out;
-	}
-	for (int i = 0; i < rg->nseats; i++) {
-		char key[16];
-		snprintf(key, sizeof key, "name%d", i);
-		names[i] = http_form_field(req, key);
-		snprintf(key, sizeof key, "email%d", i);
-		emails[i] = http_form_field(req, key);
-		seats[i].name = names[i] && *names[i] ? names[i] : rg->seat_names[i];
-		seats[i].email = emails[i];
-	}
-	http_client_address(req, client, sizeof client);
-	if (form_clock(req, &clock, &err) ||
-	    game_create_timed(req->app, client, rg->id, seats, rg->nseats, &clock, &c, &err))
-		goto out;
-	json_t *links = json_array();
-	for (int i = 0; i < c.nseats; i++) {
-		char *url = link_seat(req->app, c.id, c.tokens[i]);
-		json_array_append_new(links, json_pack("{s:s, s:s, s:s}", "seat", rg->seat_names[i],
-			"name", seats[i].name, "url", url));
-		free(url);
-	}
-	page_render(req, res, 201, "created.html", json_pack("{s:s, s:s, s:s, s:o}", "title",
-		"Game created", "id", c.id, "variant", rg->title, "links", links));
-out:
-	if (err.code) {
-		json_t *m = json_pack("{s:s, s:o, s:s, s:o}", "title", "Rookery", "variants",
-				      variants_model(), "error", err.message, "csrf", page_form_csrf(req, res));
-		page_render(req, res, app_code_status(err.code), "home.html", m);
-		res->code = err.code;
-	}
-	free(variant);
-	for (int i = 0; i < RULES_MAX_SEATS; i++) {
-		free(names[i]);
-		free(emails[i]);
-	}
-}
 
 /*
  * The board as the viewer sees it, rotated so their side is at the bottom:
@@ -428,8 +216,8 @@ static json_t *give_targets(const game_loaded *g, int seat)
 }
 
 /* Render the game page; seat >= 0 with token shows the seat's controls. */
-static void render_game(http_request *req, http_response *res, int status, const game_loaded *g,
-			int seat, const char *token, const char *error, const char *typed)
+void page_render_game(http_request *req, http_response *res, int status, const game_loaded *g,
+		      int seat, const char *token, const char *error, const char *typed)
 {
 	json_t *game = view_game(g, seat), *last, *m;
 	unsigned turn = game_turn_mask(g);
@@ -511,7 +299,7 @@ static void render_game(http_request *req, http_response *res, int status, const
 }
 
 /* The seat a page request speaks for, from ?seat= or the form; -1 for a spectator. */
-static int page_seat(http_request *req, const char *token, app_error *err)
+int page_seat(http_request *req, const char *token, app_error *err)
 {
 	char *gid = NULL;
 	int seat = -1;
@@ -537,7 +325,7 @@ void page_game(http_request *req, http_response *res)
 		return http_reply_error(req, res, err.code, err.message);
 	if (game_load(req->app, req->params[0], &g, &err))
 		return http_reply_error(req, res, err.code, err.message);
-	render_game(req, res, 200, &g, seat, token, NULL, NULL);
+	page_render_game(req, res, 200, &g, seat, token, NULL, NULL);
 	game_loaded_free(&g);
 }
 
@@ -567,206 +355,4 @@ void page_moves(http_request *req, http_response *res)
 	json_decref(moves);
 	game_loaded_free(&g);
 	page_render(req, res, 200, "moves.html", m);
-}
-
-/* The common checks of a seat's form: origin, seat token, form token. */
-static int form_seat(http_request *req, char **token, app_error *err)
-{
-	char *csrf = http_form_field(req, "csrf");
-	int seat;
-
-	*token = http_form_field(req, "seat");
-	if (!page_same_origin(req)) {
-		app_fail(err, E_FORBIDDEN, "this form was sent from another site");
-		seat = -2;
-	} else if ((seat = page_seat(req, *token, err)) == -1) {
-		app_fail(err, E_UNAUTHORIZED, "this needs your seat link");
-		seat = -2;
-	} else if (seat >= 0 && !token_form_ok(req->app->form_key, *token, csrf)) {
-		app_fail(err, E_FORBIDDEN, PAGE_FORM_EXPIRED);
-		seat = -2;
-	} else if (seat >= 0) {
-		/* A seat's form sent through a link that came by mail: its owner reads that mail, and
-		 * the change's own mails may reach them already. */
-		consent_token_acted(req->app, *token);
-	}
-	free(csrf);
-	return seat;
-}
-
-/* After a form: back to the seat's page, or the page again with the error. */
-static void form_done(http_request *req, http_response *res, int seat, const char *token,
-		      const app_error *err, const char *typed)
-{
-	game_loaded g;
-	app_error lerr;
-
-	if (!err->code) {
-		char *loc = xasprintf("/games/%s?seat=%s", req->params[0], token);
-		http_redirect(res, loc);
-		free(loc);
-		return;
-	}
-	if (seat < 0 || game_load(req->app, req->params[0], &g, &lerr))
-		return http_reply_error(req, res, err->code, err->message);
-	render_game(req, res, app_code_status(err->code), &g, seat, token, err->message, typed);
-	res->code = err->code;
-	game_loaded_free(&g);
-}
-
-void page_move(http_request *req, http_response *res)
-{
-	app_error err = {0};
-	char *token, *move = NULL, *ply_text = NULL;
-	int seat = form_seat(req, &token, &err);
-	game_move_done done;
-
-	if (seat >= 0) {
-		char *end;
-		long ply;
-		move = http_form_field(req, "move");
-		ply_text = http_form_field(req, "ply");
-		ply = ply_text ? strtol(ply_text, &end, 10) : -1;
-		if (!move || !*move)
-			app_fail(&err, E_BAD_MOVE, "type a move first");
-		else if (!ply_text || end == ply_text || *end || ply < 0 || ply > LIMIT_PLY_NUMBER)
-			app_fail(&err, E_BAD_REQUEST, "the form lost its ply; reload the page");
-		else
-			game_submit_move(req->app, req->params[0], seat, (int)ply, move, "web", &done, NULL, &err);
-	}
-	form_done(req, res, seat, token, &err, move);
-	free(token);
-	free(move);
-	free(ply_text);
-}
-
-void page_resign(http_request *req, http_response *res)
-{
-	app_error err = {0};
-	char *token, *confirm = NULL;
-	int seat = form_seat(req, &token, &err);
-
-	if (seat >= 0) {
-		confirm = http_form_field(req, "confirm");
-		if (!confirm || strcmp(confirm, "yes"))
-			app_fail(&err, E_BAD_REQUEST, "tick the box to confirm that you resign");
-		else
-			game_resign(req->app, req->params[0], seat, "web", &err);
-	}
-	form_done(req, res, seat, token, &err, NULL);
-	free(token);
-	free(confirm);
-}
-
-/* A seat's form whose one field goes to a game action: a draw action, a client seed. */
-static void form_action(http_request *req, http_response *res, const char *field,
-			int (*act)(app *, const char *, int, const char *, const char *, app_error *))
-{
-	app_error err = {0};
-	char *token, *value = NULL;
-	int seat = form_seat(req, &token, &err);
-
-	if (seat >= 0) {
-		value = http_form_field(req, field);
-		act(req->app, req->params[0], seat, value, "web", &err);
-	}
-	form_done(req, res, seat, token, &err, NULL);
-	free(token);
-	free(value);
-}
-
-void page_draw(http_request *req, http_response *res)
-{
-	form_action(req, res, "action", game_draw);
-}
-
-void page_client_seed(http_request *req, http_response *res)
-{
-	form_action(req, res, "client_seed", game_set_client_seed);
-}
-
-void page_clock(http_request *req, http_response *res)
-{
-	app_error err = {0};
-	char *token, *to = NULL, *days = NULL, *end;
-	int seat = form_seat(req, &token, &err);
-	long long seconds;
-
-	if (seat >= 0) {
-		to = http_form_field(req, "to");
-		days = http_form_field(req, "days");
-		double d = days && *days ? strtod(days, &end) : 0;
-		if (!days || !*days || *end || clock_days_seconds(d, LIMIT_CLOCK_GIVE_DAYS_MAX, &seconds))
-			app_fail(&err, E_BAD_CLOCK, "give from 1/24 of a day (an hour) to %d days",
-				 LIMIT_CLOCK_GIVE_DAYS_MAX);
-		else
-			game_give_time(req->app, req->params[0], seat, to, seconds, "web", &err);
-	}
-	form_done(req, res, seat, token, &err, NULL);
-	free(token);
-	free(to);
-	free(days);
-}
-
-void page_vacation(http_request *req, http_response *res)
-{
-	app_error err = {0};
-	char *token, *fields[4] = {NULL, NULL, NULL, NULL};
-	static const char *const names[4] = {"end", "days", "from", "to"};
-	int seat = form_seat(req, &token, &err);
-
-	for (int i = 0; seat >= 0 && i < 4; i++)
-		fields[i] = http_form_field(req, names[i]);
-	if (seat >= 0)
-		page_vacation_act(req->app, req->params[0], seat, fields[0], fields[1], fields[2], fields[3], &err);
-	form_done(req, res, seat, token, &err, NULL);
-	free(token);
-	for (int i = 0; i < 4; i++)
-		free(fields[i]);
-}
-
-void page_mail_me(http_request *req, http_response *res)
-{
-	app_error err = {0};
-	char *token;
-	int seat = form_seat(req, &token, &err);
-
-	if (seat >= 0)
-		consent_request_mail(req->app, token, req->params[0], seat, &err);
-	form_done(req, res, seat, token, &err, NULL);
-	free(token);
-}
-
-void page_rules(http_request *req, http_response *res)
-{
-	const rules_game *g = rules_find(req->params[0], 0);
-	char name[64];
-
-	if (!g)
-		return http_reply_error(req, res, E_NOT_FOUND, "there is no game by that name");
-	snprintf(name, sizeof name, "rules-%s.html", g->id);
-	page_render(req, res, 200, name, json_pack("{s:s, s:s, s:i, s:s, s:i, s:b}", "title", g->title,
-		"id", g->id, "rules_version", g->version, "choice_help", g->choice_help,
-		"ply_limit", game_ply_limit(g), "leaves_on_time", g->resign != NULL));
-}
-
-void page_asset(http_request *req, http_response *res)
-{
-	static const struct { const char *path, *file, *type; } assets[] = {
-		{"/style.css", "style.css", "text/css; charset=utf-8"},
-		{"/play.js", "play.js", "text/javascript; charset=utf-8"},
-		{"/favicon.svg", "favicon.svg", "image/svg+xml"},
-		{"/setup.js", "setup.js", "text/javascript; charset=utf-8"},
-	};
-	size_t len;
-
-	for (size_t i = 0; i < sizeof assets / sizeof assets[0]; i++) {
-		const char *data;
-		if (strcmp(req->path, assets[i].path) || !(data = tmpl_file_get(assets[i].file, &len)))
-			continue;
-		char *copy = xmalloc(len + 1);
-		memcpy(copy, data, len + 1);
-		return http_reply(res, 200, assets[i].type, copy, len);
-	}
-	http_reply_error(req, res, E_NOT_FOUND, "no such file");
 }

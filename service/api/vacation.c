@@ -1,4 +1,4 @@
-/* api_vacation.c - GET and POST /api/vacation: a player's vacation days, with a seat token or the player's own. */
+/* vacation.c - GET and POST /api/vacation: a player's vacation days, with a seat token or the player's own. */
 #include "api/api.h"
 #include "core/errors.h"
 #include "game/game.h"

@@ -1,4 +1,4 @@
-/* api.c - JSON API handlers: unpack strictly, call the game actions, answer with views. */
+/* games.c - the JSON API of games: unpack strictly, call the game actions, answer with views. */
 #include "api/api.h"
 #include "core/errors.h"
 #include "core/limits.h"

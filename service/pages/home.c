@@ -1,0 +1,134 @@
+/* home.c - the home page with its form creating a game, and the rules pages. */
+#include "pages/pages.h"
+#include "core/errors.h"
+#include "core/links.h"
+#include "game/game.h"
+#include "pipeline/pipeline.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static json_t *variants_model(void)
+{
+	json_t *list = json_array();
+
+	for (size_t i = 0; rules_games[i]; i++) {
+		const rules_game *g = rules_games[i];
+		json_t *seats = json_array();
+		for (int s = 0; s < g->nseats; s++)
+			json_array_append_new(seats, json_pack("{s:s, s:i, s:b}", "seat", g->seat_names[s],
+				"index", s, "first", s == 0));
+		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:i, s:o, s:b}", "id", g->id,
+			"title", g->title, "summary", g->summary, "players", g->nseats, "seats", seats,
+			"first", i == 0));
+	}
+	return list;
+}
+
+void page_home(http_request *req, http_response *res)
+{
+	page_render(req, res, 200, "home.html", json_pack("{s:s, s:o, s:o}", "title", "Rookery",
+		"variants", variants_model(), "csrf", page_form_csrf(req, res)));
+}
+
+/*
+ * The home form's time control (fields clock, days, increment_days,
+ * max_days) read as the API's "clock" object is: a field that is not a
+ * number is passed on as text, which game_clock_parse refuses with its reason.
+ */
+static int form_clock(http_request *req, game_clock_in *out, app_error *err)
+{
+	static const char *const fields[] = {"days", "increment_days", "max_days"};
+	char *type = http_form_field(req, "clock");
+	json_t *j = json_null();
+	int r;
+
+	if (type && *type && strcmp(type, "none")) {
+		j = json_pack("{s:s}", "type", type);
+		for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+			char *v = http_form_field(req, fields[i]), *end;
+			double d = v && *v ? strtod(v, &end) : 0;
+			/* A per-move game's form sends the bank's fields too, empty. */
+			if (v && *v)
+				json_object_set_new(j, fields[i], *end ? json_string(v) : json_real(d));
+			free(v);
+		}
+	}
+	r = game_clock_parse(j, out, err);
+	json_decref(j);
+	free(type);
+	return r;
+}
+
+void page_create(http_request *req, http_response *res)
+{
+	game_clock_in clock;
+	char *variant = http_form_field(req, "variant");
+	const rules_game *rg = rules_find(variant ? variant : "", 0);
+	game_seat_in seats[RULES_MAX_SEATS];
+	char *names[RULES_MAX_SEATS] = {0}, *emails[RULES_MAX_SEATS] = {0}, client[HTTP_ADDRESS_TEXT];
+	game_created c;
+	app_error err = {0};
+
+	if (!page_same_origin(req)) {
+		app_fail(&err, E_FORBIDDEN, "this form was sent from another site");
+		goto out;
+	}
+	if (!page_form_ok(req)) {
+		app_fail(&err, E_FORBIDDEN, PAGE_FORM_EXPIRED);
+		goto out;
+	}
+	if (!rg) {
+		app_fail(&err, E_UNKNOWN_VARIANT, "choose one of the games");
+		goto out;
+	}
+	for (int i = 0; i < rg->nseats; i++) {
+		char key[16];
+		snprintf(key, sizeof key, "name%d", i);
+		names[i] = http_form_field(req, key);
+		snprintf(key, sizeof key, "email%d", i);
+		emails[i] = http_form_field(req, key);
+		seats[i].name = names[i] && *names[i] ? names[i] : rg->seat_names[i];
+		seats[i].email = emails[i];
+	}
+	http_client_address(req, client, sizeof client);
+	if (form_clock(req, &clock, &err) ||
+	    game_create_timed(req->app, client, rg->id, seats, rg->nseats, &clock, &c, &err))
+		goto out;
+	json_t *links = json_array();
+	for (int i = 0; i < c.nseats; i++) {
+		char *url = link_seat(req->app, c.id, c.tokens[i]);
+		json_array_append_new(links, json_pack("{s:s, s:s, s:s}", "seat", rg->seat_names[i],
+			"name", seats[i].name, "url", url));
+		free(url);
+	}
+	page_render(req, res, 201, "created.html", json_pack("{s:s, s:s, s:s, s:o}", "title",
+		"Game created", "id", c.id, "variant", rg->title, "links", links));
+out:
+	if (err.code) {
+		json_t *m = json_pack("{s:s, s:o, s:s, s:o}", "title", "Rookery", "variants",
+				      variants_model(), "error", err.message, "csrf", page_form_csrf(req, res));
+		page_render(req, res, app_code_status(err.code), "home.html", m);
+		res->code = err.code;
+	}
+	free(variant);
+	for (int i = 0; i < RULES_MAX_SEATS; i++) {
+		free(names[i]);
+		free(emails[i]);
+	}
+}
+
+void page_rules(http_request *req, http_response *res)
+{
+	const rules_game *g = rules_find(req->params[0], 0);
+	char name[64];
+
+	if (!g)
+		return http_reply_error(req, res, E_NOT_FOUND, "there is no game by that name");
+	snprintf(name, sizeof name, "rules-%s.html", g->id);
+	page_render(req, res, 200, name, json_pack("{s:s, s:s, s:i, s:s, s:i, s:b}", "title", g->title,
+		"id", g->id, "rules_version", g->version, "choice_help", g->choice_help,
+		"ply_limit", game_ply_limit(g), "leaves_on_time", g->resign != NULL));
+}
