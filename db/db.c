@@ -78,7 +78,7 @@ int db_open(const char *path, db **out, db_error *err)
 			 d->conn ? sqlite3_errmsg(d->conn) : "out of memory");
 		goto out;
 	}
-	sqlite3_busy_timeout(d->conn, 5000);
+	sqlite3_busy_timeout(d->conn, DB_BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(d->conn, 1);
 	/* secure_delete: deleted and overwritten content (a wiped mail, an expired link) is zeroed
 	 * in the file, not left in free space. At the last close SQLite checkpoints the WAL, with

@@ -7,6 +7,8 @@
 #define DB_HASH_BYTES 32
 #define DB_SEED_BYTES 32
 #define DB_MAX_SEATS 4
+#define DB_GAME_ID_TEXT 33        /* a game id (at most 32 characters) and its NUL */
+#define DB_BUSY_TIMEOUT_MS 5000   /* how long a statement waits for another connection's write lock */
 
 enum db_status {
 	DB_OK = 0,
@@ -341,7 +343,7 @@ int db_clock_save(db *d, const char *game_id, const db_clock *c, db_error *err);
 
 /* A seat of a running game whose clock needs a look. */
 typedef struct db_clock_due {
-	char game_id[33];
+	char game_id[DB_GAME_ID_TEXT];
 	int seat;
 } db_clock_due;
 /*
@@ -349,12 +351,18 @@ typedef struct db_clock_due {
  * (timeouts), earliest first; *n how many.
  */
 int db_clocks_expired(db *d, long long now, db_clock_due *out, int max, int *n, db_error *err);
+/* When a clock's reminders go (the service's limits say: a day left, the last tenth or an hour). */
+typedef struct db_reminder_rule {
+	long long day_s;        /* one when this much is left, if the period is longer */
+	long long last_share;   /* one when 1/last_share of the period is left... */
+	long long last_min_s;   /* ...or this much, whichever is longer */
+} db_reminder_rule;
 /*
- * Up to max seats of running games owed a reminder at now: a day left of more
- * than a day, or the last tenth (at least an hour) of their time, not yet
+ * Up to max seats of running games owed a reminder at now by rule, not yet
  * sent for this deadline (the same rule as clock_reminder_due); *n how many.
  */
-int db_clocks_remind(db *d, long long now, db_clock_due *out, int max, int *n, db_error *err);
+int db_clocks_remind(db *d, long long now, const db_reminder_rule *rule, db_clock_due *out, int max, int *n,
+		     db_error *err);
 /* Move every running clock's start and deadline on by by seconds (an outage); *count: how many. */
 int db_clocks_extend(db *d, long long by, int *count, db_error *err);
 

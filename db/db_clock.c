@@ -109,7 +109,9 @@ int db_clock_load(db *d, const char *game_id, db_clock *out, db_error *err)
 }
 
 /* Run a query of (game_id, seat) rows with ?1 = now and ?2 = max into out. */
-static int list_due(db *d, const char *sql, long long now, db_clock_due *out, int max, int *n, db_error *err)
+/* The seats sql lists (?1 now, ?2 max, ?3..?5 a reminder rule's numbers when rule is not NULL). */
+static int list_due(db *d, const char *sql, long long now, const db_reminder_rule *rule, db_clock_due *out,
+		    int max, int *n, db_error *err)
 {
 	sqlite3_stmt *st;
 	int r, rc;
@@ -119,6 +121,11 @@ static int list_due(db *d, const char *sql, long long now, db_clock_due *out, in
 		return r;
 	sqlite3_bind_int64(st, 1, now);
 	sqlite3_bind_int(st, 2, max);
+	if (rule) {
+		sqlite3_bind_int64(st, 3, rule->day_s);
+		sqlite3_bind_int64(st, 4, rule->last_share);
+		sqlite3_bind_int64(st, 5, rule->last_min_s);
+	}
 	while (*n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		snprintf(out[*n].game_id, sizeof out[*n].game_id, "%s", (const char *)sqlite3_column_text(st, 0));
 		out[*n].seat = sqlite3_column_int(st, 1);
@@ -134,19 +141,20 @@ int db_clocks_expired(db *d, long long now, db_clock_due *out, int max, int *n, 
 {
 	return list_due(d, "SELECT c.game_id, c.seat FROM seat_clocks c JOIN games g ON g.id = c.game_id "
 			"WHERE c.deadline IS NOT NULL AND c.deadline <= ?1 AND g.status = 'running' "
-			"ORDER BY c.deadline LIMIT ?2", now, out, max, n, err);
+			"ORDER BY c.deadline LIMIT ?2", now, NULL, out, max, n, err);
 }
 
-int db_clocks_remind(db *d, long long now, db_clock_due *out, int max, int *n, db_error *err)
+int db_clocks_remind(db *d, long long now, const db_reminder_rule *rule, db_clock_due *out, int max, int *n,
+		     db_error *err)
 {
-	/* Mirrors clock_reminder_due (service/clock.c), which decides which reminder goes. */
+	/* Mirrors clock_reminder_due (service/game/clock.c), which decides which reminder goes. */
 	return list_due(d, "SELECT c.game_id, c.seat FROM seat_clocks c JOIN games g ON g.id = c.game_id "
 			"WHERE c.deadline IS NOT NULL AND c.deadline > ?1 AND g.status = 'running' "
 			"AND (c.paused_until IS NULL OR c.paused_until <= ?1) AND ("
-			"((c.reminded & 1) = 0 AND c.deadline - c.running_since > 86400 AND c.deadline - ?1 <= 86400) OR "
-			"((c.reminded & 2) = 0 AND c.deadline - c.running_since > max(3600, (c.deadline - c.running_since) / 10) "
-			"AND c.deadline - ?1 <= max(3600, (c.deadline - c.running_since) / 10))) "
-			"ORDER BY c.deadline LIMIT ?2", now, out, max, n, err);
+			"((c.reminded & 1) = 0 AND c.deadline - c.running_since > ?3 AND c.deadline - ?1 <= ?3) OR "
+			"((c.reminded & 2) = 0 AND c.deadline - c.running_since > max(?5, (c.deadline - c.running_since) / ?4) "
+			"AND c.deadline - ?1 <= max(?5, (c.deadline - c.running_since) / ?4))) "
+			"ORDER BY c.deadline LIMIT ?2", now, rule, out, max, n, err);
 }
 
 int db_clocks_extend(db *d, long long by, int *count, db_error *err)

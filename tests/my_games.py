@@ -105,6 +105,7 @@ class MyGamesTests(MailboxCase):
         r = self.d.post_page_form("/me", {"email": "nobody@players.test"}, page="/me")
         self.assertEqual(r.status, 200, r)
         self.assertIn("on its way", r.text)
+        self.assertIn("The link works once, for %d minutes." % (blackbox.LIMITS["LIMIT_SIGNIN_TTL_S"] // 60), r.text)
         time.sleep(2.5)
         self.assertEqual(self.signin_mails("nobody@players.test"), [])
 

@@ -69,7 +69,7 @@
 #define LIMIT_VACATION_DAYS_MAX      366          /* the most --vacation-days may give */
 #define LIMIT_VACATION_AHEAD_DAYS    366          /* a vacation starts at most this many days ahead */
 #define LIMIT_CLOCK_SWEEP_BATCH      100          /* timeouts and reminders handled at one sweep; the next takes the rest */
-/* A clock's reminders (db_clocks_remind in db/ writes the same three in its SQL). */
+/* A clock's reminders (the sweeper hands the same three to db_clocks_remind). */
 #define LIMIT_REMINDER_DAY_S         CLOCK_DAY_S  /* one when a day is left, if the period is longer */
 #define LIMIT_REMINDER_LAST_SHARE    10           /* one when a tenth of the period is left ... */
 #define LIMIT_REMINDER_LAST_MIN_S    CLOCK_HOUR_S /* ... or an hour, whichever is longer */

@@ -142,7 +142,10 @@ static int sweep_reminders(app *a, long long now)
 	db_clock_due due[LIMIT_CLOCK_SWEEP_BATCH];
 	db_error de;
 	app_error err;
-	int n, sent, total = 0, r = db_clocks_remind(a->db, now, due, LIMIT_CLOCK_SWEEP_BATCH, &n, &de);
+	static const db_reminder_rule rule = {
+		LIMIT_REMINDER_DAY_S, LIMIT_REMINDER_LAST_SHARE, LIMIT_REMINDER_LAST_MIN_S,
+	};
+	int n, sent, total = 0, r = db_clocks_remind(a->db, now, &rule, due, LIMIT_CLOCK_SWEEP_BATCH, &n, &de);
 
 	if (r)
 		log_event("sweep: cannot list the clocks owed a reminder: %s", de.message);

@@ -62,9 +62,11 @@ static void record(app *a, const db_outbox_row *row, int result, const char *why
 		if (!r)
 			break;
 		int last = !stop || atomic_load(stop);
-		if (attempt == 1 || last)
-			log_event("mail %lld: cannot record its delivery%s: %s", row->id,
-				  last ? "" : " (trying again each second)", de.message);
+		if (last)
+			log_event("mail %lld: cannot record its delivery: %s", row->id, de.message);
+		else if (attempt == 1)
+			log_event("mail %lld: cannot record its delivery (trying again every %d s): %s", row->id,
+				  LIMIT_OUTBOX_RECORD_RETRY_S, de.message);
 		if (last)
 			break;
 		/* In tenths of a second, to hear a stop. */

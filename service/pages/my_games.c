@@ -94,8 +94,8 @@ void page_me_request(http_request *req, http_response *res)
 			"title", "My games", "error", err.message, "csrf", page_form_csrf(req, res)));
 		res->code = err.code;
 	} else {
-		page_render(req, res, 200, "me.html", json_pack("{s:s, s:b, s:o}", "title", "My games", "sent", 1,
-			"csrf", page_form_csrf(req, res)));
+		page_render(req, res, 200, "me.html", json_pack("{s:s, s:b, s:i, s:o}", "title", "My games", "sent", 1,
+			"link_minutes", LIMIT_SIGNIN_TTL_S / CLOCK_MINUTE_S, "csrf", page_form_csrf(req, res)));
 	}
 	free(email);
 }
