@@ -1,4 +1,5 @@
-/* nchess.c - the rules of Nchess (9x9 chess with a river and prisons), as the spec nchess.md rules them. */
+/* nchess.c - the rules of Nchess (9x9 chess with a river and prisons), as docs/rules/nchess.md tells them. */
+#include "engine.h"
 #include "notation.h"
 #include "rules.h"
 #include "xalloc.h"
@@ -10,9 +11,9 @@
 #include <string.h>
 
 /*
- * Squares are held 0-based inside: row 0 is the spec's row 1 (North's back
+ * Squares are held 0-based inside: row 0 is the notation's row 1 (North's back
  * row), row 8 is row 9 (South's back row), row 4 is the river. Every message
- * and every text shows them 1-based, as the spec writes them.
+ * and every text shows them 1-based, as the notation writes them.
  */
 enum { SIZE = 9, RIVER = 4, SOUTH = 0, NORTH = 1 };
 
@@ -56,21 +57,6 @@ typedef struct nc_move {
 static_assert(sizeof(nc_move) <= RULES_MOVE_BYTES, "nc_move must fit in rules_move.raw");
 
 static const char *const seat_names[] = { "South", "North" };
-
-/* The raw bytes have no declared struct type; copy rather than cast so the
- * access is clean under strict aliasing. */
-static void get_move(const rules_move *move, nc_move *m)
-{
-	memcpy(m, move->raw, sizeof *m);
-}
-
-static void put_move(rules_move *move, const nc_move *m, int seat, int partial)
-{
-	memset(move, 0, sizeof *move);
-	memcpy(move->raw, m, sizeof *m);
-	move->seat = seat;
-	move->partial = partial;
-}
 
 /* ---- small facts about squares and pieces ---- */
 
@@ -173,9 +159,9 @@ static int prison_col(int k)
 /* ---- how pieces move ---- */
 
 /*
- * The river rule (spec 5.0) for Chariot, Archer and Minister: no move from
- * one side straight to the other, and only one square along the river.
- * Returns NULL when the move is fine.
+ * The river rule (docs/rules/nchess.md, The river rule) for Chariot, Archer
+ * and Minister: no move from one side straight to the other, and only one
+ * square along the river. Returns NULL when the move is fine.
  */
 static const char *river_fault(int fr, int fc, int tr, int tc)
 {
@@ -272,7 +258,7 @@ static int pattern_ok(const rules_position *pos, int fr, int fc, int tr, int tc,
 	{
 		int sr = (dr > 0) - (dr < 0), sc = (dc > 0) - (dc < 0);
 		int dist = adr > adc ? adr : adc;
-		/* Only pieces block: empty river and prison squares do not (house 3). */
+		/* Only pieces block: empty river and prison squares do not (house ruling 3). */
 		for (int k = 1; k < dist; k++) {
 			int r = fr + k * sr, c = fc + k * sc;
 			if (pos->board[r][c])
@@ -286,9 +272,9 @@ static int pattern_ok(const rules_position *pos, int fr, int fc, int tr, int tc,
 /* ---- executing moves ---- */
 
 /*
- * Step 1-2 of spec 6.1: move the piece, imprison what it captured (unless the
- * General, which ends the game and goes nowhere) and promote. Returns the
- * captured piece, 0 when none.
+ * Steps 1-2 of docs/rules/nchess.md, What happens in a turn: move the piece,
+ * imprison what it captured (unless the General, which ends the game and
+ * goes nowhere) and promote. Returns the captured piece, 0 when none.
  */
 static char do_base(rules_position *p, const nc_move *m, int seat)
 {
@@ -307,7 +293,7 @@ static char do_base(rules_position *p, const nc_move *m, int seat)
 }
 
 /* Whether seat's prisoners in prison k (an opponent prison) are released now:
- * one of seat's pieces stands on its square and it holds someone (house 12). */
+ * one of seat's pieces stands on its square and it holds someone (house ruling 12). */
 static int prison_triggered(const rules_position *p, int seat, int k)
 {
 	char occ = p->board[prison_row(k)][prison_col(k)];
@@ -341,7 +327,7 @@ static int release_plan(const rules_position *p, int seat, char *rel, int *room)
 }
 
 /* How many placements a (pattern-legal) move needs: every released prisoner
- * for whom there is room (house 14). None after taking the General. */
+ * for whom there is room (house ruling 14). None after taking the General. */
 static int placements_needed(const rules_position *pos, const nc_move *m, int seat)
 {
 	rules_position after;
@@ -362,27 +348,11 @@ static int placements_needed(const rules_position *pos, const nc_move *m, int se
 
 /* ---- move generation ---- */
 
-typedef struct gen {
-	const rules_position *pos;
-	int seat;
-	rules_move_list *out;   /* NULL: only find out whether any move exists */
-	size_t count;
-} gen;
-
 static const int orth[4][2] = { { -1, 0 }, { 1, 0 }, { 0, -1 }, { 0, 1 } };
 static const int diag[4][2] = { { -1, -1 }, { -1, 1 }, { 1, -1 }, { 1, 1 } };
 static const int jumps[8][2] = {
 	{ -2, -1 }, { -2, 1 }, { 2, -1 }, { 2, 1 }, { -1, -2 }, { -1, 2 }, { 1, -2 }, { 1, 2 },
 };
-
-static void push_move(gen *g, const nc_move *m, int partial)
-{
-	rules_move rm;
-
-	put_move(&rm, m, g->seat, partial);
-	rules_move_list_push(g->out, &rm);
-	g->count++;
-}
 
 /*
  * One pattern-legal (from, to) pair onto an empty or enemy square. A capture
@@ -390,17 +360,17 @@ static void push_move(gen *g, const nc_move *m, int partial)
  * prisoners is listed once, partial, without placements. Returns 1 to stop
  * (existence check), 0 to go on.
  */
-static int emit(gen *g, int fr, int fc, int tr, int tc)
+static int emit(engine_gen *g, int fr, int fc, int tr, int tc)
 {
 	const rules_position *pos = g->pos;
 	char victim = pos->board[tr][tc];
 	nc_move m;
 	int partial;
 
-	g->count++;
-	if (!g->out)
+	if (!g->out) {
+		g->count++;
 		return 1;
-	g->count--;
+	}
 	memset(&m, 0, sizeof m);
 	m.type = (unsigned char)type_of(pos->board[fr][fc]);
 	m.fr = (unsigned char)fr;
@@ -410,11 +380,11 @@ static int emit(gen *g, int fr, int fc, int tr, int tc)
 	partial = placements_needed(pos, &m, g->seat) > 0;
 	if (victim && type_of(victim) != 'G') {
 		m.prison = 4;
-		push_move(g, &m, partial);
+		engine_push(g, &m, sizeof m, partial);
 		m.prison = 6;
-		push_move(g, &m, partial);
+		engine_push(g, &m, sizeof m, partial);
 	} else {
-		push_move(g, &m, partial);
+		engine_push(g, &m, sizeof m, partial);
 	}
 	return 0;
 }
@@ -431,7 +401,7 @@ static int enterable(const rules_position *pos, int seat, int r, int c)
 }
 
 /* Slides along the given directions, up to max squares (river rule applied). */
-static int gen_slides(gen *g, int r, int c, const int (*dirs)[2], int ndirs, int max)
+static int gen_slides(engine_gen *g, int r, int c, const int (*dirs)[2], int ndirs, int max)
 {
 	const rules_position *pos = g->pos;
 
@@ -455,7 +425,7 @@ static int gen_slides(gen *g, int r, int c, const int (*dirs)[2], int ndirs, int
 	return 0;
 }
 
-static int gen_steps(gen *g, int r, int c, const int (*steps)[2], int nsteps, int general)
+static int gen_steps(engine_gen *g, int r, int c, const int (*steps)[2], int nsteps, int general)
 {
 	for (int d = 0; d < nsteps; d++) {
 		int tr = r + steps[d][0], tc = c + steps[d][1];
@@ -470,7 +440,7 @@ static int gen_steps(gen *g, int r, int c, const int (*steps)[2], int nsteps, in
 }
 
 /* Every legal move of g->seat. Returns 1 when stopped early. */
-static int gen_all(gen *g)
+static int gen_all(engine_gen *g)
 {
 	const rules_position *pos = g->pos;
 	int fwd = forward(g->seat);
@@ -514,7 +484,7 @@ static int gen_all(gen *g)
 
 static int has_legal_move(const rules_position *pos, int seat)
 {
-	gen g = { pos, seat, NULL, 0 };
+	engine_gen g = { pos, seat, NULL, 0 };
 
 	return gen_all(&g);
 }
@@ -522,7 +492,7 @@ static int has_legal_move(const rules_position *pos, int seat)
 /*
  * Whether the game has ended, and how. Besides the stored result this
  * catches a position (built by hand) whose side to move has no move at all:
- * that side has lost (house 17), whoever noticed first.
+ * that side has lost (house ruling 17), whoever noticed first.
  */
 static int ended(const rules_position *pos, int *winner, int *reason)
 {
@@ -569,8 +539,9 @@ static void letter_list(const char *rel, int from, int n, char *buf, size_t size
  * Check a move by seat. digit is the prison digit as written (-1 when
  * none); nwritten the number of placements written (it may exceed what m
  * holds). Fixes up m: the prison digit and placements of a General capture
- * are dropped (house 10, spec 6.1 step 3). Sets *needed to the placements
- * the move requires; the caller decides whether fewer is an error.
+ * are dropped (house ruling 10; What happens in a turn, step 3). Sets
+ * *needed to the placements the move requires; the caller decides whether
+ * fewer is an error.
  */
 static int check_move(const rules_position *pos, int seat, nc_move *m, int digit,
 		      int nwritten, int *needed, rules_error *err)
@@ -606,7 +577,7 @@ static int check_move(const rules_position *pos, int seat, nc_move *m, int digit
 		return rules_fail(err, RULES_E_ILLEGAL, "[%d %d] holds your own %s",
 				  m->tr + 1, m->tc + 1, piece_name(type_of(victim)));
 
-	/* The prison digit (house 10). */
+	/* The prison digit (house ruling 10). */
 	if (!victim && digit >= 0)
 		return rules_fail(err, RULES_E_ILLEGAL,
 				  "a prison digit is written only for a capture, and [%d %d] is empty",
@@ -625,7 +596,8 @@ static int check_move(const rules_position *pos, int seat, nc_move *m, int digit
 				  "prison digit missing: a capture must name prison 4 or 6");
 	m->prison = victim ? (unsigned char)digit : 0;
 
-	/* Release placements (spec 6.3), checked on the position after the move. */
+	/* Release placements (docs/rules/nchess.md, Prisons: capture, imprisonment and release),
+	 * checked on the position after the move. */
 	after = *pos;
 	do_base(&after, m, seat);
 	nrel = release_plan(&after, seat, rel, &room);
@@ -718,24 +690,16 @@ static int scan_coord(const char **pp, int *value, rules_error *err)
 	return 0;
 }
 
-/* The grammar of spec 8.1, nothing about the position. */
+/* The grammar of docs/rules/nchess.md, Writing moves; nothing about the position. */
 static int scan(const char *text, scanned *s, rules_error *err)
 {
 	const char *p;
-	size_t len;
 	int rc;
 
 	memset(s, 0, sizeof *s);
 	s->digit = -1;
-	if (!text)
-		return rules_fail(err, RULES_E_PARSE, "no move given");
-	len = strnlen(text, 2 * RULES_TEXT_MAX + 1);
-	if (len > 2 * RULES_TEXT_MAX)
-		return rules_fail(err, RULES_E_PARSE, "the move is too long");
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)text[i] >= 0x80)
-			return rules_fail(err, RULES_E_PARSE, "the move may contain only ASCII characters");
-
+	if ((rc = notation_check_text(text, "move", err)))
+		return rc;
 	p = skip_sep(text);
 	if (*p == '[')
 		p = skip_sep(p + 1);
@@ -815,18 +779,19 @@ static int nc_parse(const rules_position *pos, int seat, const char *text,
 		do_base(&after, &m, seat);
 		nrel = release_plan(&after, seat, rel, &room);
 		letter_list(rel, m.nplace, nrel < needed ? nrel : needed, list, sizeof list);
-		put_move(move, &m, seat, 1);
+		engine_pack(move, &m, sizeof m, seat);
+		move->partial = 1;
 		return rules_fail(err, RULES_E_INCOMPLETE,
 				  "this move releases prisoners: %d more placement%s needed, for %s in that order (append \" / <letter> <row> <column>\" for each)",
 				  more, more == 1 ? "" : "s", list);
 	}
-	put_move(move, &m, seat, 0);
+	engine_pack(move, &m, sizeof m, seat);
 	return 0;
 }
 
 /* ---- the rules_game functions ---- */
 
-static void set_start(rules_position *p)
+static int set_start(rules_position *p, rules_error *err)
 {
 	static const char *const rows[SIZE] = {
 		"cnm g mnc", " a     a ", "s s s s s", "         ", "         ",
@@ -838,16 +803,13 @@ static void set_start(rules_position *p)
 		for (int c = 0; c < SIZE; c++)
 			p->board[r][c] = rows[r][c] == ' ' ? 0 : rows[r][c];
 	p->to_move = SOUTH;
+	(void)err;
+	return 0;
 }
 
 static int nc_start(const char *options, rules_position **out, rules_error *err)
 {
-	*out = NULL;
-	if (rules_no_options(options, "Nchess", err))
-		return RULES_E_DATA;
-	*out = xmalloc(sizeof **out);
-	set_start(*out);
-	return 0;
+	return engine_start(options, "Nchess", sizeof **out, set_start, out, err);
 }
 
 static rules_position *nc_clone(const rules_position *pos)
@@ -865,7 +827,7 @@ static size_t nc_format(const rules_position *pos, const rules_move *move, char 
 	(void)pos;
 	if (!size)
 		return 0;
-	get_move(move, &m);
+	engine_unpack(move, &m, sizeof m);
 	buf[0] = 0;
 	if (!is_piece_type(m.type) || m.fr >= SIZE || m.fc >= SIZE || m.tr >= SIZE || m.tc >= SIZE)
 		return 0;
@@ -880,16 +842,12 @@ static size_t nc_format(const rules_position *pos, const rules_move *move, char 
 		len += (size_t)snprintf(tmp + len, sizeof tmp - len, " / %c %d %d",
 					as_seat((char)t, seat), r + 1, c + 1);
 	}
-	if (len >= size)
-		len = size - 1;
-	memcpy(buf, tmp, len);
-	buf[len] = 0;
-	return len;
+	return engine_text_out(tmp, buf, size);
 }
 
 static size_t nc_legal_moves(const rules_position *pos, int seat, rules_move_list *out)
 {
-	gen g = { pos, seat, out, 0 };
+	engine_gen g = { pos, seat, out, 0 };
 	int winner, reason;
 
 	if (seat != pos->to_move || ended(pos, &winner, &reason))
@@ -909,7 +867,7 @@ static size_t nc_continuations(const rules_position *pos, const rules_move *part
 
 	if (!partial->partial || check_turn(pos, seat, NULL))
 		return 0;
-	get_move(partial, &m);
+	engine_unpack(partial, &m, sizeof m);
 	if (check_move(pos, seat, &m, m.prison ? m.prison : -1, m.nplace, &needed, NULL)
 	    || m.nplace >= needed)
 		return 0;
@@ -928,7 +886,8 @@ static size_t nc_continuations(const rules_position *pos, const rules_move *part
 			next.place[m.nplace][1] = (unsigned char)r;
 			next.place[m.nplace][2] = (unsigned char)c;
 			next.nplace++;
-			put_move(&rm, &next, seat, next.nplace < needed);
+			engine_pack(&rm, &next, sizeof next, seat);
+			rm.partial = next.nplace < needed;
 			rules_move_list_push(out, &rm);
 			count++;
 		}
@@ -936,23 +895,12 @@ static size_t nc_continuations(const rules_position *pos, const rules_move *part
 	return count;
 }
 
-/* Append "; part" (or "part" first) to the note. */
-static void note_add(rules_outcome *outcome, const char *part)
-{
-	size_t len;
-
-	if (!outcome)
-		return;
-	len = strlen(outcome->note);
-	snprintf(outcome->note + len, sizeof outcome->note - len, "%s%s", len ? "; " : "", part);
-}
-
 static int nc_apply(rules_position *pos, const rules_move *move, const rules_dice *dice,
 		    rules_outcome *outcome, rules_error *err)
 {
 	nc_move m;
 	int seat = move->seat, needed, rc, left = 0;
-	char victim, rel[2 * MAX_PIECES], part[200];
+	char victim, rel[2 * MAX_PIECES];
 	int promoted;
 
 	(void)dice;     /* Nchess has no dice. */
@@ -960,7 +908,7 @@ static int nc_apply(rules_position *pos, const rules_move *move, const rules_dic
 		outcome->note[0] = 0;
 	if ((rc = check_turn(pos, seat, err)))
 		return rc;
-	get_move(move, &m);
+	engine_unpack(move, &m, sizeof m);
 	if ((rc = check_move(pos, seat, &m, m.prison ? m.prison : -1, m.nplace, &needed, err)))
 		return rc;
 	if (m.nplace < needed)
@@ -973,20 +921,16 @@ static int nc_apply(rules_position *pos, const rules_move *move, const rules_dic
 	/* Valid: from here on nothing fails. */
 	promoted = m.type == 'S' && m.tr == last_row(seat);
 	victim = do_base(pos, &m, seat);
-	if (victim && type_of(victim) != 'G') {
-		snprintf(part, sizeof part, "captures %c", victim);
-		note_add(outcome, part);
-	}
-	if (promoted) {
-		snprintf(part, sizeof part, "promotes to %c", as_seat('O', seat));
-		note_add(outcome, part);
-	}
+	if (victim && type_of(victim) != 'G')
+		engine_note(outcome, "captures %c", victim);
+	if (promoted)
+		engine_note(outcome, "promotes to %c", as_seat('O', seat));
 	pos->to_move = 1 - seat;
 	if (victim && type_of(victim) == 'G') {
 		pos->over = 1;
 		pos->winner = seat;
 		pos->reason = REASON_GENERAL;
-		note_add(outcome, "wins: General captured");
+		engine_note(outcome, "wins: General captured");
 		return 0;
 	}
 
@@ -1009,20 +953,15 @@ static int nc_apply(rules_position *pos, const rules_move *move, const rules_dic
 	if (m.nplace) {
 		char list[160];
 		letter_list(rel, 0, m.nplace, list, sizeof list);
-		snprintf(part, sizeof part, "releases %s", list);
-		note_add(outcome, part);
+		engine_note(outcome, "releases %s", list);
 	}
-	if (left) {
-		snprintf(part, sizeof part, "%d %s imprisoned (no room)", left,
-			 left == 1 ? "stays" : "stay");
-		note_add(outcome, part);
-	}
+	if (left)
+		engine_note(outcome, "%d %s imprisoned (no room)", left, left == 1 ? "stays" : "stay");
 	if (!has_legal_move(pos, pos->to_move)) {
 		pos->over = 1;
 		pos->winner = seat;
 		pos->reason = REASON_NOMOVE;
-		snprintf(part, sizeof part, "wins: %s has no legal move", seat_names[1 - seat]);
-		note_add(outcome, part);
+		engine_note(outcome, "wins: %s has no legal move", seat_names[1 - seat]);
 	}
 	return 0;
 }
@@ -1111,7 +1050,7 @@ static char *nc_serialize(const rules_position *pos)
 
 static int bad_data(rules_error *err, const char *what)
 {
-	return rules_fail(err, RULES_E_DATA, "corrupt Nchess position: %s", what);
+	return engine_corrupt(err, "Nchess", what);
 }
 
 static int nc_deserialize(const char *text, rules_position **out, rules_error *err)
@@ -1253,7 +1192,7 @@ static void nc_gesture(const rules_position *pos, const rules_move *move, rules_
 
 	(void)pos;
 	memset(out, 0, sizeof *out);
-	get_move(move, &m);
+	engine_unpack(move, &m, sizeof m);
 	if (!is_piece_type(m.type) || m.fr >= SIZE || m.fc >= SIZE || m.tr >= SIZE || m.tc >= SIZE
 	    || m.nplace > MAX_PLACE)
 		return;
@@ -1299,7 +1238,7 @@ const rules_game rules_nchess = {
 		"on an empty ordinary square of your own half, in last-in-first-out order "
 		"(the column-4 prison before the column-6 prison): \"c 5 4 9 4 / c 2 1 / s 3 3\".",
 	.start = nc_start,
-	.free_position = rules_free_flat,
+	.free_position = engine_free_flat,
 	.clone = nc_clone,
 	.parse = nc_parse,
 	.format = nc_format,

@@ -4,6 +4,13 @@
 
 #include "rules.h"
 
+/*
+ * The checks every move text passes before its grammar is read: it is given ("no move given"),
+ * at most 2 * RULES_TEXT_MAX bytes ("the <noun> is too long") and ASCII only. noun is what the
+ * game calls a text, "move" or "line". Returns 0, or RULES_E_PARSE with the message.
+ */
+int notation_check_text(const char *text, const char *noun, rules_error *err);
+
 /* p past any spaces and tabs. */
 const char *notation_skip_space(const char *p);
 
