@@ -35,3 +35,8 @@ int notation_unexpected(const char *p, const char *what, rules_error *err)
 	return rules_fail(err, RULES_E_PARSE, "unexpected character 0x%02x: expected %s",
 			  (unsigned char)*p, what);
 }
+
+int notation_unexpected_before(const char *p, const char *stops, const char *what, rules_error *err)
+{
+	return notation_unexpected(*p && strchr(stops, *p) ? "" : p, what, err);
+}

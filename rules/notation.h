@@ -21,4 +21,8 @@ const char *notation_skip_space(const char *p);
  */
 int notation_unexpected(const char *p, const char *what, rules_error *err);
 
+/* notation_unexpected where the characters of stops (";#", say: what follows them is not read
+ * here) end the text just as its end does. */
+int notation_unexpected_before(const char *p, const char *stops, const char *what, rules_error *err);
+
 #endif
