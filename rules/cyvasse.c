@@ -1,5 +1,6 @@
 /* cyvasse.c - the rules of Nine-Tile Cyvasse (88 hexagonally connected squares, hidden tile setups,
- * engagement and armour), as the spec cyvasse.md rules them. */
+ * engagement and armour), as docs/rules/cyvasse.md tells them. */
+#include "engine.h"
 #include "notation.h"
 #include "rules.h"
 #include "xalloc.h"
@@ -13,10 +14,12 @@
 /*
  * Squares are numbered 0-87 inside, row by row from White's back row (row 1,
  * squares 0-7) to Black's back row (row 9, squares 80-87), and within a row
- * from letter a. So the index order is the spec's "row, then letter" order,
- * and the 180-degree rotation (Black's view of the same square) is 87 - s.
- * Geometry uses the spec's axial coordinates (x, y), computed on the fly.
- * Every message and text shows squares by name ("e4").
+ * from letter a. So the index order is the names' "row, then letter" order
+ * (docs/rules/cyvasse.md, The board and its coordinates), and the 180-degree
+ * rotation (Black's view of the same square) is 87 - s. Geometry uses axial
+ * coordinates (x, y), computed on the fly: a step east adds (1, 1), north-east
+ * (0, 1), north-west (-1, 0). Every message and text shows squares by name
+ * ("e4").
  */
 enum { NSQ = 88, WHITE = 0, BLACK = 1 };
 enum { OPEN = 0, MOUNTAIN = 1, WATER = 2 };
@@ -58,20 +61,6 @@ typedef struct cy_move {
 static_assert(sizeof(cy_move) <= RULES_MOVE_BYTES, "cy_move must fit in rules_move.raw");
 
 static const char *const seat_names[] = { "White", "Black" };
-
-/* The raw bytes have no declared struct type; copy rather than cast so the
- * access is clean under strict aliasing. */
-static void get_move(const rules_move *move, cy_move *m)
-{
-	memcpy(m, move->raw, sizeof *m);
-}
-
-static void put_move(rules_move *move, const cy_move *m, int seat)
-{
-	memset(move, 0, sizeof *move);
-	memcpy(move->raw, m, sizeof *m);
-	move->seat = seat;
-}
 
 /* ---- geometry ---- */
 
@@ -306,7 +295,7 @@ static int opposing(const rules_position *p, int seat, int s)
 	return p->board[s] && owner_of(p->board[s]) != seat;
 }
 
-/* ---- engagement, spec 5.0 ---- */
+/* ---- engagement: docs/rules/cyvasse.md, Engagement and capture ---- */
 
 /* Why the piece on a does not engage the opposing piece on t, or NULL when it does. */
 static const char *engage_fault(const rules_position *p, int a, int t)
@@ -371,9 +360,10 @@ static int sufficiently_engaged(const rules_position *p, int t)
 /* ---- normal moves ---- */
 
 /*
- * Shortest path lengths from a for the piece on it (spec 5.0): every square
- * entered is not a mountain and holds no opposing piece (the Dragon may pass
- * both), and only squares that are not zone squares are passed through.
+ * Shortest path lengths from a for the piece on it (docs/rules/cyvasse.md,
+ * Normal moves): every square entered is not a mountain and holds no opposing
+ * piece (the Dragon may pass both), and only squares that are not zone squares
+ * are passed through.
  * dist is 255 where nothing leads.
  */
 static void reach(const rules_position *p, int a, const unsigned char *zone, unsigned char dist[NSQ])
@@ -407,8 +397,9 @@ static int free_square(const rules_position *p, int s)
 	return s >= 0 && !p->board[s] && p->terrain[s] != MOUNTAIN;
 }
 
-/* The King's Tower jump from a over its own Tower to 'to' (spec 5.10): the
- * Tower's square when to is two squares away straight over one, else -1. */
+/* The King's Tower jump from a over its own Tower to 'to' (docs/rules/cyvasse.md,
+ * Special rules of the pieces): the Tower's square when to is two squares away
+ * straight over one, else -1. */
 static int jump_tower(const rules_position *p, int a, int to)
 {
 	int d, n, w;
@@ -471,8 +462,9 @@ static int check_normal(const rules_position *p, int a, int to, const unsigned c
 
 /*
  * Whether the piece on a may capture the opposing piece on t, apart from
- * engagement (spec 5.0-5.10). *end is where the capturer ends without a
- * continuation: t, or the Trebuchet's retreat square.
+ * engagement (docs/rules/cyvasse.md, Engagement and capture, and Special rules
+ * of the pieces). *end is where the capturer ends without a continuation: t,
+ * or the Trebuchet's retreat square.
  */
 static int check_capture_path(const rules_position *p, int seat, int a, int t, const unsigned char *zone,
 			      int *end, rules_error *err)
@@ -568,7 +560,8 @@ static int check_engaged(const rules_position *p, int t, rules_error *err)
 			  need == 2 ? "heavy" : "light", need, need == 1 ? "" : "s", have);
 }
 
-/* A Horse's continuation from the capture of t to e (spec 5.3). */
+/* A Horse's continuation from the capture of t to e (docs/rules/cyvasse.md, Special rules of
+ * the pieces). */
 static int check_continuation(const rules_position *p, int seat, int a, int t, int e,
 			      const unsigned char *zone, rules_error *err)
 {
@@ -608,21 +601,20 @@ static int check_continuation(const rules_position *p, int seat, int a, int t, i
 
 /* ---- move generation ---- */
 
+/* The common generator's state, and what every move of the seat is checked against, worked
+ * out once. */
 typedef struct gen {
-	const rules_position *pos;
-	int seat;
-	rules_move_list *out;   /* NULL: only find out whether any move exists */
-	size_t count;
-	unsigned char zone[NSQ];
+	engine_gen base;
+	unsigned char zone[NSQ];    /* the opponent's Spears zones */
 	signed char engaged[NSQ];   /* -1 not yet known, else sufficiently engaged 0/1 */
 } gen;
 
 static void gen_init(gen *g, const rules_position *pos, int seat, rules_move_list *out)
 {
 	memset(g, 0, sizeof *g);
-	g->pos = pos;
-	g->seat = seat;
-	g->out = out;
+	g->base.pos = pos;
+	g->base.seat = seat;
+	g->base.out = out;
 	zones(pos, seat, g->zone);
 	memset(g->engaged, -1, sizeof g->engaged);
 }
@@ -630,14 +622,7 @@ static void gen_init(gen *g, const rules_position *pos, int seat, rules_move_lis
 /* Records a move; returns 1 to stop (existence check). */
 static int emit(gen *g, const cy_move *m)
 {
-	rules_move rm;
-
-	g->count++;
-	if (!g->out)
-		return 1;
-	put_move(&rm, m, g->seat);
-	rules_move_list_push(g->out, &rm);
-	return 0;
+	return engine_push(&g->base, m, sizeof *m, 0);
 }
 
 static void normal_move(cy_move *m, char piece, int fr, int to)
@@ -657,15 +642,16 @@ static void move_piece(rules_position *p, int fr, int to)
 	p->board[fr] = 0;
 }
 
-/* The Rabble double moves after the Rabble move first (spec 6.3). */
+/* The Rabble double moves after the Rabble move first (docs/rules/cyvasse.md, Special rules of
+ * the pieces). */
 static int gen_doubles(gen *g, const cy_move *first)
 {
-	rules_position after = *g->pos;
+	rules_position after = *g->base.pos;
 
 	move_piece(&after, first->fr, first->to);
 	for (int r = 0; r < NSQ; r++) {
 		char pc = after.board[r];
-		if (r == first->to || !pc || owner_of(pc) != g->seat || letter_of(pc) != 'R')
+		if (r == first->to || !pc || owner_of(pc) != g->base.seat || letter_of(pc) != 'R')
 			continue;
 		for (int d = 0; d < 6; d++) {
 			int to = step(r, d);
@@ -684,7 +670,7 @@ static int gen_doubles(gen *g, const cy_move *first)
 
 static int gen_normal(gen *g, int a)
 {
-	const rules_position *p = g->pos;
+	const rules_position *p = g->base.pos;
 	char pc = p->board[a];
 	int k = kind_of(pc);
 	unsigned char dist[NSQ];
@@ -699,7 +685,7 @@ static int gen_normal(gen *g, int a)
 		normal_move(&m, pc, a, s);
 		if (emit(g, &m))
 			return 1;
-		if (k == K_R && g->out && gen_doubles(g, &m))
+		if (k == K_R && g->base.out && gen_doubles(g, &m))
 			return 1;
 	}
 	if (k == K_K) {
@@ -717,7 +703,7 @@ static int gen_normal(gen *g, int a)
 
 static int gen_captures(gen *g, int a)
 {
-	const rules_position *p = g->pos;
+	const rules_position *p = g->base.pos;
 	char pc = p->board[a];
 	int k = kind_of(pc);
 
@@ -726,8 +712,8 @@ static int gen_captures(gen *g, int a)
 	for (int t = 0; t < NSQ; t++) {
 		int end, d, n;
 		cy_move m;
-		if (!opposing(p, g->seat, t) || !in_line(a, t, &d, &n) || n > 4
-		    || check_capture_path(p, g->seat, a, t, g->zone, &end, NULL))
+		if (!opposing(p, g->base.seat, t) || !in_line(a, t, &d, &n) || n > 4
+		    || check_capture_path(p, g->base.seat, a, t, g->zone, &end, NULL))
 			continue;
 		if (g->engaged[t] < 0)
 			g->engaged[t] = (signed char)sufficiently_engaged(p, t);
@@ -746,7 +732,7 @@ static int gen_captures(gen *g, int a)
 				int e = walk(t, d, j);
 				if (e < 0)
 					break;
-				if (check_continuation(p, g->seat, a, t, e, g->zone, NULL))
+				if (check_continuation(p, g->base.seat, a, t, e, g->zone, NULL))
 					continue;
 				m.end = (unsigned char)e;
 				if (emit(g, &m))
@@ -757,19 +743,19 @@ static int gen_captures(gen *g, int a)
 	return 0;
 }
 
-/* Every legal move of g->seat in play. Returns 1 when stopped early. */
+/* Every legal move of g->base.seat in play. Returns 1 when stopped early. */
 static int gen_all(gen *g)
 {
 	for (int a = 0; a < NSQ; a++) {
-		char pc = g->pos->board[a];
-		if (!pc || owner_of(pc) != g->seat)
+		char pc = g->base.pos->board[a];
+		if (!pc || owner_of(pc) != g->base.seat)
 			continue;
 		if (gen_normal(g, a))
 			return 1;
 	}
 	for (int a = 0; a < NSQ; a++) {
-		char pc = g->pos->board[a];
-		if (!pc || owner_of(pc) != g->seat)
+		char pc = g->base.pos->board[a];
+		if (!pc || owner_of(pc) != g->base.seat)
 			continue;
 		if (gen_captures(g, a))
 			return 1;
@@ -788,7 +774,7 @@ static int has_legal_move(const rules_position *pos, int seat)
 /*
  * Whether the game has ended, and how. Besides the stored result this
  * catches a position (built by hand) whose side to move has no move at all:
- * that side has lost (spec 7).
+ * that side has lost (docs/rules/cyvasse.md, Turns and the end of the game).
  */
 static int ended(const rules_position *pos, int *winner, int *reason)
 {
@@ -805,7 +791,7 @@ static int ended(const rules_position *pos, int *winner, int *reason)
 	return 0;
 }
 
-/* ---- tiles and setups, spec 2.3 and 4.2 ---- */
+/* ---- tiles and setups: docs/rules/cyvasse.md, Terrain and tiles, and The setup phase ---- */
 
 /* Terrain of tiles 1-8 per face (A, B), positions TL TR BL BR. */
 static const char *const tile_faces[8][2] = {
@@ -902,8 +888,9 @@ static void slot_list(char *buf, size_t size, unsigned mask)
 }
 
 /*
- * Checks a written setup for seat (spec 6.1 validation) and builds its
- * canonical move. Every message talks only about the submitter's own setup.
+ * Checks a written setup for seat (docs/rules/cyvasse.md, The setup phase) and
+ * builds its canonical move. Every message talks only about the submitter's
+ * own setup.
  */
 static int validate_setup(const scanned_setup *s, int seat, cy_move *m, rules_error *err)
 {
@@ -1101,7 +1088,7 @@ static int scan_tail(const char *p, const char *what, rules_error *err)
 	return 0;
 }
 
-/* The grammar of spec 8.3, after the word "setup". */
+/* The grammar of a setup line (docs/rules/cyvasse.md, The setup phase), after the word "setup". */
 static int scan_setup(const char *p, scanned_setup *s, rules_error *err)
 {
 	int in_groups = 0;
@@ -1239,7 +1226,7 @@ static int scan_part(const char **pp, move_part *pt, rules_error *err)
 	return 0;
 }
 
-/* The grammar of spec 8.1, nothing about the position. */
+/* The grammar of docs/rules/cyvasse.md, Writing moves; nothing about the position. */
 static int scan_move(const char *p, scanned *s, rules_error *err)
 {
 	int rc;
@@ -1436,20 +1423,13 @@ static int cy_parse(const rules_position *pos, int seat, const char *text,
 		    rules_move *move, rules_error *err)
 {
 	const char *p;
-	size_t len;
 	cy_move m;
 	int rc, winner, reason;
 
 	memset(move, 0, sizeof *move);
 	move->seat = seat;
-	if (!text)
-		return rules_fail(err, RULES_E_PARSE, "no move given");
-	len = strnlen(text, 2 * RULES_TEXT_MAX + 1);
-	if (len > 2 * RULES_TEXT_MAX)
-		return rules_fail(err, RULES_E_PARSE, "the line is too long");
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)text[i] >= 0x80)
-			return rules_fail(err, RULES_E_PARSE, "the line may contain only ASCII characters");
+	if ((rc = notation_check_text(text, "line", err)))
+		return rc;
 	p = notation_skip_space(text);
 
 	if (word_is(p, "setup")) {
@@ -1466,7 +1446,7 @@ static int cy_parse(const rules_position *pos, int seat, const char *text,
 			default_setup(seat, &m);
 		else if ((rc = validate_setup(&s, seat, &m, err)))
 			return rc;
-		put_move(move, &m, seat);
+		engine_pack(move, &m, sizeof m, seat);
 		return 0;
 	}
 	if (word_is(p, "pass")) {
@@ -1485,26 +1465,23 @@ static int cy_parse(const rules_position *pos, int seat, const char *text,
 		if ((rc = check_move(pos, seat, &s, &m, err)))
 			return rc;
 	}
-	put_move(move, &m, seat);
+	engine_pack(move, &m, sizeof m, seat);
 	return 0;
 }
 
 /* ---- the rules_game functions ---- */
 
-static void set_start(rules_position *p)
+static int set_start(rules_position *p, rules_error *err)
 {
 	memset(p, 0, sizeof *p);
 	p->phase = PHASE_SETUP;
+	(void)err;
+	return 0;
 }
 
 static int cy_start(const char *options, rules_position **out, rules_error *err)
 {
-	*out = NULL;
-	if (rules_no_options(options, "Cyvasse", err))
-		return RULES_E_DATA;
-	*out = xmalloc(sizeof **out);
-	set_start(*out);
-	return 0;
+	return engine_start(options, "Cyvasse", sizeof **out, set_start, out, err);
 }
 
 static rules_position *cy_clone(const rules_position *pos)
@@ -1542,7 +1519,7 @@ static size_t cy_format(const rules_position *pos, const rules_move *move, char 
 	(void)pos;
 	if (!size)
 		return 0;
-	get_move(move, &m);
+	engine_unpack(move, &m, sizeof m);
 	buf[0] = 0;
 	if (m.type == 'S') {
 		scanned_setup ss;
@@ -1566,13 +1543,7 @@ static size_t cy_format(const rules_position *pos, const rules_move *move, char 
 			len += (size_t)snprintf(tmp + len, sizeof tmp - len, " / R%s-%s", sqname(A, m.fr2),
 						sqname(B, m.to2));
 	}
-	if (len >= sizeof tmp)
-		len = sizeof tmp - 1;
-	if (len >= size)
-		len = size - 1;
-	memcpy(buf, tmp, len);
-	buf[len] = 0;
-	return len;
+	return engine_text_out(tmp, buf, size);
 }
 
 static size_t cy_legal_moves(const rules_position *pos, int seat, rules_move_list *out)
@@ -1587,7 +1558,7 @@ static size_t cy_legal_moves(const rules_position *pos, int seat, rules_move_lis
 		cy_move m;
 		rules_move rm;
 		default_setup(seat, &m);
-		put_move(&rm, &m, seat);
+		engine_pack(&rm, &m, sizeof m, seat);
 		rules_move_list_push(out, &rm);
 		return 1;
 	}
@@ -1595,41 +1566,18 @@ static size_t cy_legal_moves(const rules_position *pos, int seat, rules_move_lis
 		return 0;
 	gen_init(&g, pos, seat, out);
 	gen_all(&g);
-	return g.count;
-}
-
-static size_t cy_continuations(const rules_position *pos, const rules_move *partial,
-			       rules_move_list *out)
-{
-	(void)pos;
-	(void)partial;
-	(void)out;
-	return 0;       /* No move is ever partial. */
-}
-
-/* Append "; part" (or "part" first) to the note. */
-static void note_add(rules_outcome *outcome, const char *part)
-{
-	size_t len;
-
-	if (!outcome)
-		return;
-	len = strlen(outcome->note);
-	snprintf(outcome->note + len, sizeof outcome->note - len, "%s%s", len ? "; " : "", part);
+	return g.base.count;
 }
 
 static void end_if_stuck(rules_position *pos, int mover, rules_outcome *outcome)
 {
-	char part[120];
-
 	if (has_legal_move(pos, pos->to_move))
 		return;
 	pos->over = 1;
 	pos->winner = mover;
 	pos->reason = REASON_NOMOVE;
-	snprintf(part, sizeof part, "%s has no legal move \xe2\x80\x94 %s wins",
-		 seat_names[pos->to_move], seat_names[mover]);
-	note_add(outcome, part);
+	engine_note(outcome, "%s has no legal move \xe2\x80\x94 %s wins", seat_names[pos->to_move],
+		    seat_names[mover]);
 }
 
 static int apply_setup(rules_position *pos, const cy_move *m, int seat, const rules_dice *dice,
@@ -1637,7 +1585,6 @@ static int apply_setup(rules_position *pos, const cy_move *m, int seat, const ru
 {
 	int rc, other = 1 - seat, completes, roll = 0, winner, reason;
 	unsigned char terr[NSQ];
-	char part[120];
 
 	if (ended(pos, &winner, &reason))
 		return rules_fail(err, RULES_E_OVER, "the game is over");
@@ -1667,9 +1614,9 @@ static int apply_setup(rules_position *pos, const cy_move *m, int seat, const ru
 	if (outcome)
 		outcome->secret = 1;
 	if (!completes) {
-		note_add(outcome, (pos->submitted >> seat) & 1u
-			 ? "setup replaced, hidden until both setups are in"
-			 : "setup accepted, hidden until both setups are in");
+		engine_note(outcome, "%s", (pos->submitted >> seat) & 1u
+			    ? "setup replaced, hidden until both setups are in"
+			    : "setup accepted, hidden until both setups are in");
 		pos->submitted |= 1u << seat;
 		return 0;
 	}
@@ -1678,9 +1625,8 @@ static int apply_setup(rules_position *pos, const cy_move *m, int seat, const ru
 	pos->to_move = roll <= 3 ? WHITE : BLACK;
 	if (outcome)
 		outcome->reveals = 1;
-	snprintf(part, sizeof part, "setups revealed; d6: %d \xe2\x80\x94 %s moves first", roll,
-		 seat_names[pos->to_move]);
-	note_add(outcome, part);
+	engine_note(outcome, "setups revealed; d6: %d \xe2\x80\x94 %s moves first", roll,
+		    seat_names[pos->to_move]);
 	end_if_stuck(pos, 1 - pos->to_move, outcome);
 	return 0;
 }
@@ -1691,7 +1637,7 @@ static int cy_apply(rules_position *pos, const rules_move *move, const rules_dic
 	cy_move m, again;
 	scanned s;
 	int seat = move->seat, rc;
-	char victim, part[120];
+	char victim;
 
 	if (outcome) {
 		outcome->note[0] = 0;
@@ -1700,7 +1646,7 @@ static int cy_apply(rules_position *pos, const rules_move *move, const rules_dic
 	}
 	if (move->partial)
 		return rules_fail(err, RULES_E_INCOMPLETE, "a partial move cannot be applied");
-	get_move(move, &m);
+	engine_unpack(move, &m, sizeof m);
 	if (m.type == 'S') {
 		if (seat != WHITE && seat != BLACK)
 			return rules_fail(err, RULES_E_TURN, "Cyvasse has no seat %d", seat);
@@ -1727,18 +1673,15 @@ static int cy_apply(rules_position *pos, const rules_move *move, const rules_dic
 		move_piece(pos, m.fr2, m.to2);
 	pos->to_move = 1 - seat;
 	if (victim) {
-		snprintf(part, sizeof part, "captures %c%c", owner_of(victim) == WHITE ? 'w' : 'b',
-			 letter_of(victim));
+		char colour = owner_of(victim) == WHITE ? 'w' : 'b';
 		if (letter_of(victim) == 'K') {
 			pos->over = 1;
 			pos->winner = seat;
 			pos->reason = REASON_KING;
-			snprintf(part + strlen(part), sizeof part - strlen(part), " \xe2\x80\x94 %s wins",
-				 seat_names[seat]);
-			note_add(outcome, part);
+			engine_note(outcome, "captures %cK \xe2\x80\x94 %s wins", colour, seat_names[seat]);
 			return 0;
 		}
-		note_add(outcome, part);
+		engine_note(outcome, "captures %c%c", colour, letter_of(victim));
 	}
 	end_if_stuck(pos, seat, outcome);
 	return 0;
@@ -1832,7 +1775,7 @@ static char *cy_serialize(const rules_position *pos)
 
 static int bad_data(rules_error *err, const char *what)
 {
-	return rules_fail(err, RULES_E_DATA, "corrupt Cyvasse position: %s", what);
+	return engine_corrupt(err, "Cyvasse", what);
 }
 
 /* Tries tiles for the used slots from index i on; see half_from_tiles. */
@@ -1856,7 +1799,8 @@ static int match_tiles(const rules_position *p, int seat, const int *slots, int 
 	return 0;
 }
 
-/* Whether seat's half holds a complete legal setup (spec 4.2), during the setup phase. */
+/* Whether seat's half holds a complete legal setup (docs/rules/cyvasse.md, The setup phase),
+ * during the setup phase. */
 static int half_is_setup(const rules_position *p, int seat)
 {
 	int count[NKINDS], kpos = -1, slots[8], n = 0;
@@ -2060,7 +2004,7 @@ static void cy_gesture(const rules_position *pos, const rules_move *move, rules_
 
 	(void)pos;
 	memset(out, 0, sizeof *out);
-	get_move(move, &m);
+	engine_unpack(move, &m, sizeof m);
 	if (m.type == 'S') {
 		cy_move def;
 		int is_default = 0;
@@ -2109,12 +2053,12 @@ const rules_game rules_cyvasse = {
 		"(\"Rc4-c5 / Rd4-d5\"), Horse continuations (\"Le3xf4-g5\") and Trebuchet retreats "
 		"(\"Te2xe5-e1\") are listed as complete moves.",
 	.start = cy_start,
-	.free_position = rules_free_flat,
+	.free_position = engine_free_flat,
 	.clone = cy_clone,
 	.parse = cy_parse,
 	.format = cy_format,
 	.legal_moves = cy_legal_moves,
-	.continuations = cy_continuations,
+	.continuations = engine_no_continuations,
 	.apply = cy_apply,
 	.turn = cy_turn,
 	.result = cy_result,
