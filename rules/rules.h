@@ -253,12 +253,6 @@ extern const rules_game *const rules_games[];
 /* The game with this id and version (version 0 = the newest), or NULL. */
 const rules_game *rules_find(const char *id, int version);
 
-/* For games whose position is one flat struct: free_position. */
-void rules_free_flat(rules_position *pos);
-
-/* For start(): 0 when options is NULL or "", else RULES_E_DATA with "<title> takes no options". */
-int rules_no_options(const char *options, const char *title, rules_error *err);
-
 /* Seat index of a seat name (case-insensitive), or -1. */
 int rules_seat_index(const rules_game *game, const char *name);
 
