@@ -1,5 +1,6 @@
 /* conversion_chess.c - the rules of Conversion Chess (four tiers of pieces; captures displace,
  * assimilate or convert; drops; one-tier promotion), as docs/rules/conversion-chess.md tells them. */
+#include "duel.h"
 #include "engine.h"
 #include "notation.h"
 #include "rules.h"
@@ -78,10 +79,7 @@ typedef struct square {
 struct rules_position {
 	square board[SIZE][SIZE];
 	unsigned char hand[2][NHAND];   /* counts, by hand_letters */
-	int to_move;                    /* WHITE or BLACK; after the last move, the loser */
-	int over;
-	int winner;
-	int reason;
+	duel_state duel;                /* WHITE or BLACK to move; the result, with a REASON_* */
 };
 
 enum { KIND_MOVE = 1, KIND_DROP, KIND_PROMOTE };
@@ -441,37 +439,17 @@ static int has_legal_move(const rules_position *pos, int seat)
 	return gen_all(&g);
 }
 
-/*
- * Whether the game has ended, and how. Besides the stored result this catches a position (built
- * by hand) whose side to move has no legal move: that side has lost (house ruling 18).
- */
-static int ended(const rules_position *pos, int *winner, int *reason)
-{
-	if (pos->over) {
-		*winner = pos->winner;
-		*reason = pos->reason;
-		return 1;
-	}
-	if (!has_legal_move(pos, pos->to_move)) {
-		*winner = 1 - pos->to_move;
-		*reason = REASON_NOMOVE;
-		return 1;
-	}
-	return 0;
-}
+/* A side to move without a legal move has lost (house ruling 18). */
+static const char *const reasons[] = {
+	[REASON_KING] = "King captured", [REASON_CONVERTED] = "King converted",
+};
+static const duel_rules two_seats = {
+	"Conversion Chess", seat_names, REASON_NOMOVE, reasons, has_legal_move,
+};
 
 static int check_turn(const rules_position *pos, int seat, rules_error *err)
 {
-	int winner, reason;
-
-	if (ended(pos, &winner, &reason))
-		return rules_fail(err, RULES_E_OVER, "the game is over");
-	if (seat != WHITE && seat != BLACK)
-		return rules_fail(err, RULES_E_TURN, "Conversion Chess has no seat %d", seat);
-	if (seat != pos->to_move)
-		return rules_fail(err, RULES_E_TURN, "it is not your turn: %s is to move",
-				  seat_names[pos->to_move]);
-	return 0;
+	return duel_check_turn(&two_seats, pos, &pos->duel, seat, err);
 }
 
 /* ---- move generation ---- */
@@ -1323,18 +1301,10 @@ static size_t cc_legal_moves(const rules_position *pos, int seat, rules_move_lis
 	engine_gen g = { pos, seat, out, 0 };
 	int winner, reason;
 
-	if (seat != pos->to_move || ended(pos, &winner, &reason))
+	if (seat != pos->duel.to_move || duel_ended(&two_seats, pos, &pos->duel, &winner, &reason))
 		return 0;
 	gen_all(&g);
 	return g.count;
-}
-
-static void game_over(rules_position *pos, int winner, int reason)
-{
-	pos->over = 1;
-	pos->winner = winner;
-	pos->reason = reason;
-	pos->to_move = 1 - winner;
 }
 
 /* Steps 1-5 of docs/rules/conversion-chess.md, What happens in a turn, for a move on the board.
@@ -1352,7 +1322,7 @@ static int do_move(rules_position *pos, const cc_move *m, int seat, rules_outcom
 	memset(&pos->board[m->fr][m->ff], 0, sizeof(square));
 	if (m->capture && victim.powers == PW_K) {
 		pos->board[m->tr][m->tf] = mover;
-		game_over(pos, seat, REASON_KING);
+		duel_finish(&pos->duel, seat, REASON_KING);
 		engine_note(outcome, "King captured \u2014 %s wins", seat_names[seat]);
 		return 1;
 	}
@@ -1405,7 +1375,7 @@ static int do_move(rules_position *pos, const cc_move *m, int seat, rules_outcom
 	else if (len)
 		engine_note(outcome, "converts %s", list);
 	if (king) {
-		game_over(pos, seat, REASON_CONVERTED);
+		duel_finish(&pos->duel, seat, REASON_CONVERTED);
 		return 1;
 	}
 	if (m->when == WHEN_AFTER)
@@ -1451,9 +1421,9 @@ static int cc_apply(rules_position *pos, const rules_move *move, const rules_dic
 			return 0;
 		break;
 	}
-	pos->to_move = 1 - seat;
-	if (!has_legal_move(pos, pos->to_move)) {
-		game_over(pos, seat, REASON_NOMOVE);
+	pos->duel.to_move = 1 - seat;
+	if (!has_legal_move(pos, pos->duel.to_move)) {
+		duel_finish(&pos->duel, seat, REASON_NOMOVE);
 		engine_note(outcome, "%s has no legal move \u2014 %s wins", seat_names[1 - seat],
 			    seat_names[seat]);
 	}
@@ -1462,29 +1432,12 @@ static int cc_apply(rules_position *pos, const rules_move *move, const rules_dic
 
 static unsigned cc_turn(const rules_position *pos)
 {
-	int winner, reason;
-
-	return ended(pos, &winner, &reason) ? 0 : 1u << pos->to_move;
+	return duel_turn(&two_seats, pos, &pos->duel);
 }
 
 static void cc_result(const rules_position *pos, rules_result *out)
 {
-	int winner, reason;
-
-	memset(out, 0, sizeof *out);
-	if (!ended(pos, &winner, &reason)) {
-		snprintf(out->summary, sizeof out->summary, "%s to move", seat_names[pos->to_move]);
-		return;
-	}
-	out->over = 1;
-	out->rank[winner] = 1;
-	out->rank[1 - winner] = 2;
-	if (reason == REASON_NOMOVE)
-		snprintf(out->summary, sizeof out->summary, "%s wins: %s has no legal move",
-			 seat_names[winner], seat_names[1 - winner]);
-	else
-		snprintf(out->summary, sizeof out->summary, "%s wins: King %s", seat_names[winner],
-			 reason == REASON_CONVERTED ? "converted" : "captured");
+	duel_result(&two_seats, pos, &pos->duel, out);
 }
 
 /*
@@ -1508,9 +1461,9 @@ static const char *const result_text[] = {
 
 static int result_index(const rules_position *pos)
 {
-	if (!pos->over)
+	if (!pos->duel.over)
 		return 0;
-	return 1 + 3 * pos->winner + (pos->reason - REASON_KING);
+	return 1 + 3 * pos->duel.winner + (pos->duel.reason - REASON_KING);
 }
 
 static char *cc_serialize(const rules_position *pos)
@@ -1543,7 +1496,7 @@ static char *cc_serialize(const rules_position *pos)
 			s[len++] = '-';
 		s[len++] = ':';
 	}
-	snprintf(s + len, cap - len, "%c:%s", pos->to_move == WHITE ? 'W' : 'B',
+	snprintf(s + len, cap - len, "%c:%s", pos->duel.to_move == WHITE ? 'W' : 'B',
 		 result_text[result_index(pos)]);
 	return s;
 }
@@ -1639,7 +1592,7 @@ static int read_position(const char *text, rules_position *pos, rules_error *err
 		return bad_data(err, "too many pieces");
 	if ((*p != 'W' && *p != 'B') || p[1] != ':')
 		return bad_data(err, "bad side to move");
-	pos->to_move = *p == 'W' ? WHITE : BLACK;
+	pos->duel.to_move = *p == 'W' ? WHITE : BLACK;
 	p += 2;
 	for (int i = 0; i < (int)(sizeof result_text / sizeof result_text[0]); i++)
 		if (strcmp(p, result_text[i]) == 0)
@@ -1647,20 +1600,20 @@ static int read_position(const char *text, rules_position *pos, rules_error *err
 	if (res < 0)
 		return bad_data(err, "bad result");
 	if (res > 0) {
-		pos->over = 1;
-		pos->winner = (res - 1) / 3;
-		pos->reason = REASON_KING + (res - 1) % 3;
-		if (pos->to_move != 1 - pos->winner)
+		pos->duel.over = 1;
+		pos->duel.winner = (res - 1) / 3;
+		pos->duel.reason = REASON_KING + (res - 1) % 3;
+		if (pos->duel.to_move != 1 - pos->duel.winner)
 			return bad_data(err, "the finished game's side to move is not the loser");
 	}
 
 	/* Consistency: one King each, except the one just taken (house ruling 17, "only one King"). */
 	for (int seat = 0; seat < 2; seat++) {
-		int want = pos->over && pos->reason != REASON_NOMOVE && seat != pos->winner ? 0 : 1;
+		int want = pos->duel.over && pos->duel.reason != REASON_NOMOVE && seat != pos->duel.winner ? 0 : 1;
 		if (kings[seat] != want)
 			return bad_data(err, "wrong number of Kings");
 	}
-	if (pos->over && pos->reason == REASON_NOMOVE && has_legal_move(pos, pos->to_move))
+	if (pos->duel.over && pos->duel.reason == REASON_NOMOVE && has_legal_move(pos, pos->duel.to_move))
 		return bad_data(err, "the loser by lack of moves has a legal move");
 	return 0;
 }

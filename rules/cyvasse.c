@@ -1,5 +1,6 @@
 /* cyvasse.c - the rules of Nine-Tile Cyvasse (88 hexagonally connected squares, hidden tile setups,
  * engagement and armour), as docs/rules/cyvasse.md tells them. */
+#include "duel.h"
 #include "engine.h"
 #include "notation.h"
 #include "rules.h"
@@ -38,10 +39,7 @@ struct rules_position {
 	char board[NSQ];                /* 0 empty, else the piece letter (White upper case) */
 	int phase;                      /* PHASE_SETUP until both setups are in */
 	unsigned submitted;             /* setup phase: bit mask of the seats whose setup is in */
-	int to_move;                    /* play: WHITE or BLACK; after the last move, the loser */
-	int over;
-	int winner;
-	int reason;
+	duel_state duel;                /* play: WHITE or BLACK to move; the result, with a REASON_* */
 };
 
 /* Our move inside rules_move.raw. Unused bytes stay zero so that equal moves
@@ -771,6 +769,15 @@ static int has_legal_move(const rules_position *pos, int seat)
 	return gen_all(&g);
 }
 
+/* Whether seat has a legal move; while the setups are being made, nobody is stuck. */
+static int can_move(const rules_position *pos, int seat)
+{
+	return pos->phase != PHASE_PLAY || has_legal_move(pos, seat);
+}
+
+static const char *const reasons[] = { [REASON_KING] = "King captured" };
+static const duel_rules two_seats = { "Cyvasse", seat_names, REASON_NOMOVE, reasons, can_move };
+
 /*
  * Whether the game has ended, and how. Besides the stored result this
  * catches a position (built by hand) whose side to move has no move at all:
@@ -778,17 +785,7 @@ static int has_legal_move(const rules_position *pos, int seat)
  */
 static int ended(const rules_position *pos, int *winner, int *reason)
 {
-	if (pos->over) {
-		*winner = pos->winner;
-		*reason = pos->reason;
-		return 1;
-	}
-	if (pos->phase == PHASE_PLAY && !has_legal_move(pos, pos->to_move)) {
-		*winner = 1 - pos->to_move;
-		*reason = REASON_NOMOVE;
-		return 1;
-	}
-	return 0;
+	return duel_ended(&two_seats, pos, &pos->duel, winner, reason);
 }
 
 /* ---- tiles and setups: docs/rules/cyvasse.md, Terrain and tiles, and The setup phase ---- */
@@ -1262,9 +1259,9 @@ static int check_turn(const rules_position *pos, int seat, rules_error *err)
 	if (pos->phase == PHASE_SETUP)
 		return rules_fail(err, RULES_E_ILLEGAL,
 				  "no move can be made before both setups are in: send your setup line (or \"setup default\")");
-	if (seat != pos->to_move)
+	if (seat != pos->duel.to_move)
 		return rules_fail(err, RULES_E_TURN, "it is not your turn: %s is to move",
-				  seat_names[pos->to_move]);
+				  seat_names[pos->duel.to_move]);
 	return 0;
 }
 
@@ -1562,7 +1559,7 @@ static size_t cy_legal_moves(const rules_position *pos, int seat, rules_move_lis
 		rules_move_list_push(out, &rm);
 		return 1;
 	}
-	if (seat != pos->to_move)
+	if (seat != pos->duel.to_move)
 		return 0;
 	gen_init(&g, pos, seat, out);
 	gen_all(&g);
@@ -1571,12 +1568,10 @@ static size_t cy_legal_moves(const rules_position *pos, int seat, rules_move_lis
 
 static void end_if_stuck(rules_position *pos, int mover, rules_outcome *outcome)
 {
-	if (has_legal_move(pos, pos->to_move))
+	if (has_legal_move(pos, pos->duel.to_move))
 		return;
-	pos->over = 1;
-	pos->winner = mover;
-	pos->reason = REASON_NOMOVE;
-	engine_note(outcome, "%s has no legal move \xe2\x80\x94 %s wins", seat_names[pos->to_move],
+	duel_finish(&pos->duel, mover, REASON_NOMOVE);
+	engine_note(outcome, "%s has no legal move \xe2\x80\x94 %s wins", seat_names[pos->duel.to_move],
 		    seat_names[mover]);
 }
 
@@ -1622,12 +1617,12 @@ static int apply_setup(rules_position *pos, const cy_move *m, int seat, const ru
 	}
 	pos->phase = PHASE_PLAY;
 	pos->submitted = 0;
-	pos->to_move = roll <= 3 ? WHITE : BLACK;
+	pos->duel.to_move = roll <= 3 ? WHITE : BLACK;
 	if (outcome)
 		outcome->reveals = 1;
 	engine_note(outcome, "setups revealed; d6: %d \xe2\x80\x94 %s moves first", roll,
-		    seat_names[pos->to_move]);
-	end_if_stuck(pos, 1 - pos->to_move, outcome);
+		    seat_names[pos->duel.to_move]);
+	end_if_stuck(pos, 1 - pos->duel.to_move, outcome);
 	return 0;
 }
 
@@ -1671,13 +1666,11 @@ static int cy_apply(rules_position *pos, const rules_move *move, const rules_dic
 	}
 	if (m.two)
 		move_piece(pos, m.fr2, m.to2);
-	pos->to_move = 1 - seat;
+	pos->duel.to_move = 1 - seat;
 	if (victim) {
 		char colour = owner_of(victim) == WHITE ? 'w' : 'b';
 		if (letter_of(victim) == 'K') {
-			pos->over = 1;
-			pos->winner = seat;
-			pos->reason = REASON_KING;
+			duel_finish(&pos->duel, seat, REASON_KING);
 			engine_note(outcome, "captures %cK \xe2\x80\x94 %s wins", colour, seat_names[seat]);
 			return 0;
 		}
@@ -1687,39 +1680,28 @@ static int cy_apply(rules_position *pos, const rules_move *move, const rules_dic
 	return 0;
 }
 
+/* Both seats act during the setup phase. */
 static unsigned cy_turn(const rules_position *pos)
 {
 	int winner, reason;
 
-	if (ended(pos, &winner, &reason))
-		return 0;
-	if (pos->phase == PHASE_SETUP)
+	if (pos->phase == PHASE_SETUP && !ended(pos, &winner, &reason))
 		return 3u;
-	return 1u << pos->to_move;
+	return duel_turn(&two_seats, pos, &pos->duel);
 }
 
 static void cy_result(const rules_position *pos, rules_result *out)
 {
 	int winner, reason;
 
-	memset(out, 0, sizeof *out);
-	if (!ended(pos, &winner, &reason)) {
-		if (pos->phase == PHASE_SETUP)
-			snprintf(out->summary, sizeof out->summary, "Setup: waiting for %s",
-				 pos->submitted == 0 ? "both setups" : pos->submitted & 1u
-				 ? "Black's setup" : "White's setup");
-		else
-			snprintf(out->summary, sizeof out->summary, "%s to move", seat_names[pos->to_move]);
+	if (pos->phase == PHASE_SETUP && !ended(pos, &winner, &reason)) {
+		memset(out, 0, sizeof *out);
+		snprintf(out->summary, sizeof out->summary, "Setup: waiting for %s",
+			 pos->submitted == 0 ? "both setups" : pos->submitted & 1u
+			 ? "Black's setup" : "White's setup");
 		return;
 	}
-	out->over = 1;
-	out->rank[winner] = 1;
-	out->rank[1 - winner] = 2;
-	if (reason == REASON_KING)
-		snprintf(out->summary, sizeof out->summary, "%s wins: King captured", seat_names[winner]);
-	else
-		snprintf(out->summary, sizeof out->summary, "%s wins: %s has no legal move",
-			 seat_names[winner], seat_names[1 - winner]);
+	duel_result(&two_seats, pos, &pos->duel, out);
 }
 
 /*
@@ -1764,12 +1746,12 @@ static char *cy_serialize(const rules_position *pos)
 		len += (size_t)snprintf(s + len, cap - len, "S%c%c:", pos->submitted & 1u ? 'W' : '-',
 					pos->submitted & 2u ? 'B' : '-');
 	else
-		len += (size_t)snprintf(s + len, cap - len, "%c:", pos->to_move == WHITE ? 'W' : 'B');
-	if (!pos->over)
+		len += (size_t)snprintf(s + len, cap - len, "%c:", pos->duel.to_move == WHITE ? 'W' : 'B');
+	if (!pos->duel.over)
 		snprintf(s + len, cap - len, "-");
 	else
-		snprintf(s + len, cap - len, "%c:%s", pos->winner == WHITE ? 'W' : 'B',
-			 pos->reason == REASON_KING ? "king" : "nomove");
+		snprintf(s + len, cap - len, "%c:%s", pos->duel.winner == WHITE ? 'W' : 'B',
+			 pos->duel.reason == REASON_KING ? "king" : "nomove");
 	return s;
 }
 
@@ -1892,26 +1874,26 @@ static int cy_deserialize(const char *text, rules_position **out, rules_error *e
 	if ((p[0] != 'W' && p[0] != 'B') || p[1] != ':')
 		return bad_data(err, "bad phase");
 	pos.phase = PHASE_PLAY;
-	pos.to_move = p[0] == 'W' ? WHITE : BLACK;
+	pos.duel.to_move = p[0] == 'W' ? WHITE : BLACK;
 	p += 2;
 	if (strcmp(p, "-") == 0) {
-		pos.over = 0;
+		pos.duel.over = 0;
 	} else if ((p[0] == 'W' || p[0] == 'B') && p[1] == ':'
 		   && (strcmp(p + 2, "king") == 0 || strcmp(p + 2, "nomove") == 0)) {
-		pos.over = 1;
-		pos.winner = p[0] == 'W' ? WHITE : BLACK;
-		pos.reason = p[2] == 'k' ? REASON_KING : REASON_NOMOVE;
+		pos.duel.over = 1;
+		pos.duel.winner = p[0] == 'W' ? WHITE : BLACK;
+		pos.duel.reason = p[2] == 'k' ? REASON_KING : REASON_NOMOVE;
 	} else {
 		return bad_data(err, "bad result");
 	}
 	for (int s = 0; s < 2; s++) {
-		int want = pos.over && pos.reason == REASON_KING && s != pos.winner ? 0 : 1;
+		int want = pos.duel.over && pos.duel.reason == REASON_KING && s != pos.duel.winner ? 0 : 1;
 		if (count[s][K_K] != want)
 			return bad_data(err, "wrong number of Kings");
 	}
-	if (pos.over && pos.to_move == pos.winner)
+	if (pos.duel.over && pos.duel.to_move == pos.duel.winner)
 		return bad_data(err, "the finished game's side to move is not the loser");
-	if (pos.over && pos.reason == REASON_NOMOVE && has_legal_move(&pos, pos.to_move))
+	if (pos.duel.over && pos.duel.reason == REASON_NOMOVE && has_legal_move(&pos, pos.duel.to_move))
 		return bad_data(err, "a game lost for want of a move, although the loser can move");
 	*out = cy_clone(&pos);
 	return 0;

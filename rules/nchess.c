@@ -1,4 +1,5 @@
 /* nchess.c - the rules of Nchess (9x9 chess with a river and prisons), as docs/rules/nchess.md tells them. */
+#include "duel.h"
 #include "engine.h"
 #include "notation.h"
 #include "rules.h"
@@ -38,10 +39,7 @@ struct rules_position {
 	char board[SIZE][SIZE];         /* 0 empty, else the piece letter (South upper case) */
 	char prison[4][MAX_PIECES];
 	int plen[4];
-	int to_move;                    /* SOUTH or NORTH; after the last move, the loser */
-	int over;
-	int winner;
-	int reason;
+	duel_state duel;                /* SOUTH or NORTH to move; the result, with a REASON_* */
 };
 
 /* Our move inside rules_move.raw. Unused bytes stay zero so that equal moves
@@ -489,40 +487,15 @@ static int has_legal_move(const rules_position *pos, int seat)
 	return gen_all(&g);
 }
 
-/*
- * Whether the game has ended, and how. Besides the stored result this
- * catches a position (built by hand) whose side to move has no move at all:
- * that side has lost (house ruling 17), whoever noticed first.
- */
-static int ended(const rules_position *pos, int *winner, int *reason)
-{
-	if (pos->over) {
-		*winner = pos->winner;
-		*reason = pos->reason;
-		return 1;
-	}
-	if (!has_legal_move(pos, pos->to_move)) {
-		*winner = 1 - pos->to_move;
-		*reason = REASON_NOMOVE;
-		return 1;
-	}
-	return 0;
-}
+/* A side to move without a legal move has lost (house ruling 17), whoever noticed first. */
+static const char *const reasons[] = { [REASON_GENERAL] = "General captured" };
+static const duel_rules two_seats = { "Nchess", seat_names, REASON_NOMOVE, reasons, has_legal_move };
 
 /* ---- validation shared by parse and apply ---- */
 
 static int check_turn(const rules_position *pos, int seat, rules_error *err)
 {
-	int winner, reason;
-
-	if (ended(pos, &winner, &reason))
-		return rules_fail(err, RULES_E_OVER, "the game is over");
-	if (seat != SOUTH && seat != NORTH)
-		return rules_fail(err, RULES_E_TURN, "Nchess has no seat %d", seat);
-	if (seat != pos->to_move)
-		return rules_fail(err, RULES_E_TURN, "it is not your turn: %s is to move",
-				  seat_names[pos->to_move]);
-	return 0;
+	return duel_check_turn(&two_seats, pos, &pos->duel, seat, err);
 }
 
 /* "c, s" from the letters in rel[from..n). */
@@ -802,7 +775,7 @@ static int set_start(rules_position *p, rules_error *err)
 	for (int r = 0; r < SIZE; r++)
 		for (int c = 0; c < SIZE; c++)
 			p->board[r][c] = rows[r][c] == ' ' ? 0 : rows[r][c];
-	p->to_move = SOUTH;
+	p->duel.to_move = SOUTH;
 	(void)err;
 	return 0;
 }
@@ -850,7 +823,7 @@ static size_t nc_legal_moves(const rules_position *pos, int seat, rules_move_lis
 	engine_gen g = { pos, seat, out, 0 };
 	int winner, reason;
 
-	if (seat != pos->to_move || ended(pos, &winner, &reason))
+	if (seat != pos->duel.to_move || duel_ended(&two_seats, pos, &pos->duel, &winner, &reason))
 		return 0;
 	gen_all(&g);
 	return g.count;
@@ -925,11 +898,9 @@ static int nc_apply(rules_position *pos, const rules_move *move, const rules_dic
 		engine_note(outcome, "captures %c", victim);
 	if (promoted)
 		engine_note(outcome, "promotes to %c", as_seat('O', seat));
-	pos->to_move = 1 - seat;
+	pos->duel.to_move = 1 - seat;
 	if (victim && type_of(victim) == 'G') {
-		pos->over = 1;
-		pos->winner = seat;
-		pos->reason = REASON_GENERAL;
+		duel_finish(&pos->duel, seat, REASON_GENERAL);
 		engine_note(outcome, "wins: General captured");
 		return 0;
 	}
@@ -957,10 +928,8 @@ static int nc_apply(rules_position *pos, const rules_move *move, const rules_dic
 	}
 	if (left)
 		engine_note(outcome, "%d %s imprisoned (no room)", left, left == 1 ? "stays" : "stay");
-	if (!has_legal_move(pos, pos->to_move)) {
-		pos->over = 1;
-		pos->winner = seat;
-		pos->reason = REASON_NOMOVE;
+	if (!has_legal_move(pos, pos->duel.to_move)) {
+		duel_finish(&pos->duel, seat, REASON_NOMOVE);
 		engine_note(outcome, "wins: %s has no legal move", seat_names[1 - seat]);
 	}
 	return 0;
@@ -968,29 +937,12 @@ static int nc_apply(rules_position *pos, const rules_move *move, const rules_dic
 
 static unsigned nc_turn(const rules_position *pos)
 {
-	int winner, reason;
-
-	return ended(pos, &winner, &reason) ? 0 : 1u << pos->to_move;
+	return duel_turn(&two_seats, pos, &pos->duel);
 }
 
 static void nc_result(const rules_position *pos, rules_result *out)
 {
-	int winner, reason;
-
-	memset(out, 0, sizeof *out);
-	if (!ended(pos, &winner, &reason)) {
-		snprintf(out->summary, sizeof out->summary, "%s to move", seat_names[pos->to_move]);
-		return;
-	}
-	out->over = 1;
-	out->rank[winner] = 1;
-	out->rank[1 - winner] = 2;
-	if (reason == REASON_GENERAL)
-		snprintf(out->summary, sizeof out->summary, "%s wins: General captured",
-			 seat_names[winner]);
-	else
-		snprintf(out->summary, sizeof out->summary, "%s wins: %s has no legal move",
-			 seat_names[winner], seat_names[1 - winner]);
+	duel_result(&two_seats, pos, &pos->duel, out);
 }
 
 /*
@@ -1020,9 +972,9 @@ static const char *const result_text[] = {
 
 static int result_index(const rules_position *pos)
 {
-	if (!pos->over)
+	if (!pos->duel.over)
 		return 0;
-	return 1 + 2 * pos->winner + (pos->reason == REASON_NOMOVE);
+	return 1 + 2 * pos->duel.winner + (pos->duel.reason == REASON_NOMOVE);
 }
 
 static char *nc_serialize(const rules_position *pos)
@@ -1043,7 +995,7 @@ static char *nc_serialize(const rules_position *pos)
 			s[len++] = pos->prison[k][i];
 		s[len++] = ':';
 	}
-	snprintf(s + len, cap - len, "%c:%s", pos->to_move == SOUTH ? 'S' : 'N',
+	snprintf(s + len, cap - len, "%c:%s", pos->duel.to_move == SOUTH ? 'S' : 'N',
 		 result_text[result_index(pos)]);
 	return s;
 }
@@ -1099,7 +1051,7 @@ static int nc_deserialize(const char *text, rules_position **out, rules_error *e
 	}
 	if ((*p != 'S' && *p != 'N') || p[1] != ':')
 		return bad_data(err, "bad side to move");
-	pos.to_move = *p == 'S' ? SOUTH : NORTH;
+	pos.duel.to_move = *p == 'S' ? SOUTH : NORTH;
 	p += 2;
 	for (int i = 0; i < 5; i++)
 		if (strcmp(p, result_text[i]) == 0)
@@ -1107,19 +1059,19 @@ static int nc_deserialize(const char *text, rules_position **out, rules_error *e
 	if (res < 0)
 		return bad_data(err, "bad result");
 	if (res > 0) {
-		pos.over = 1;
-		pos.winner = (res - 1) / 2;
-		pos.reason = (res - 1) % 2 ? REASON_NOMOVE : REASON_GENERAL;
+		pos.duel.over = 1;
+		pos.duel.winner = (res - 1) / 2;
+		pos.duel.reason = (res - 1) % 2 ? REASON_NOMOVE : REASON_GENERAL;
 	}
 
 	/* Consistency: one General each, except the one just captured. */
-	loser = 1 - pos.winner;
+	loser = 1 - pos.duel.winner;
 	for (int s = 0; s < 2; s++) {
-		int want = pos.over && pos.reason == REASON_GENERAL && s == loser ? 0 : 1;
+		int want = pos.duel.over && pos.duel.reason == REASON_GENERAL && s == loser ? 0 : 1;
 		if (generals[s] != want)
 			return bad_data(err, "wrong number of Generals");
 	}
-	if (pos.over && pos.to_move != loser)
+	if (pos.duel.over && pos.duel.to_move != loser)
 		return bad_data(err, "the finished game's side to move is not the loser");
 	*out = nc_clone(&pos);
 	return 0;

@@ -1,0 +1,49 @@
+/* duel.h - games of two seats taking turns in which a seat without a legal move loses (Nchess,
+ * Conversion Chess, Cyvasse): how such a game stands, whose turn it is and its result. */
+#ifndef ROOKERY_DUEL_H
+#define ROOKERY_DUEL_H
+
+#include "rules.h"
+
+/* How such a game stands: part of the game's position. */
+typedef struct duel_state {
+	int to_move;    /* the seat to move, 0 or 1; once the game is over, the loser */
+	int over;       /* the game has ended, as winner and reason say */
+	int winner;
+	int reason;     /* how it ended, in the game's own codes */
+} duel_state;
+
+/* What the functions below need to know of a game. */
+typedef struct duel_rules {
+	const char *title;              /* "Nchess", for messages */
+	const char *const *seat_names;
+	int nomove;                     /* the reason code of a loss for want of a legal move */
+	const char *const *reasons;     /* the other reason codes in words, "General captured" */
+	/* Whether seat has a legal move in pos (or the game is in a phase where nobody is stuck). */
+	int (*can_move)(const rules_position *pos, int seat);
+} duel_rules;
+
+/*
+ * Whether the game of pos (standing as d says) has ended: as d records, or because the seat to
+ * move has no legal move, which loses the game whoever notices first. When it has, *winner and
+ * *reason say how.
+ */
+int duel_ended(const duel_rules *r, const rules_position *pos, const duel_state *d, int *winner,
+	       int *reason);
+
+/* The turn check of parse and apply: RULES_E_OVER once the game has ended, else RULES_E_TURN
+ * unless seat (0 or 1) is to move; 0 when it is. */
+int duel_check_turn(const duel_rules *r, const rules_position *pos, const duel_state *d, int seat,
+		    rules_error *err);
+
+/* turn(): the seat to move, nobody once the game has ended. */
+unsigned duel_turn(const duel_rules *r, const rules_position *pos, const duel_state *d);
+
+/* result(): whose move it is while the game goes on, else the winner first and how it was won. */
+void duel_result(const duel_rules *r, const rules_position *pos, const duel_state *d,
+		 rules_result *out);
+
+/* Records the end of the game: winner wins for reason, and the loser is "to move". */
+void duel_finish(duel_state *d, int winner, int reason);
+
+#endif
