@@ -1065,9 +1065,12 @@ static int cw_parse(const rules_position *pos, int seat, const char *text, rules
 
 /* ---- the rules_game functions ---- */
 
-static int set_start(rules_position *p, rules_error *err)
+static int cw_start(const char *options, rules_position **out, rules_error *err)
 {
-	memset(p, 0, sizeof *p);
+	rules_position *p = engine_start(options, "Civil War", sizeof *p, out, err);
+
+	if (!p)
+		return RULES_E_DATA;
 	for (int a = 0; a < NSEATS; a++) {
 		const char *s = LAYOUT.army[a];
 		p->ctrl[a] = a;
@@ -1081,13 +1084,7 @@ static int set_start(rules_position *p, rules_error *err)
 		}
 	}
 	p->slot = SOUTH;
-	(void)err;
 	return 0;
-}
-
-static int cw_start(const char *options, rules_position **out, rules_error *err)
-{
-	return engine_start(options, "Civil War", sizeof **out, set_start, out, err);
 }
 
 static rules_position *cw_clone(const rules_position *pos)

@@ -674,9 +674,7 @@ static int gen_all(engine_gen *g)
 
 static int has_legal_move(const rules_position *pos, int seat)
 {
-	engine_gen g = { pos, seat, NULL, 0 };
-
-	return gen_all(&g);
+	return engine_generate(gen_all, pos, seat, NULL) != 0;
 }
 
 /* ---- parsing ---- */
@@ -792,9 +790,12 @@ static int ca_parse(const rules_position *pos, int seat, const char *text, rules
 
 /* ---- the rules_game functions ---- */
 
-static int set_start(rules_position *p, rules_error *err)
+static int ca_start(const char *options, rules_position **out, rules_error *err)
 {
-	memset(p, 0, sizeof *p);
+	rules_position *p = engine_start(options, "Complex Allegiance Chess", sizeof *p, out, err);
+
+	if (!p)
+		return RULES_E_DATA;
 	for (int r = 0; r < SIZE; r++)
 		for (int f = 0; f < SIZE; f++) {
 			int owner, type;
@@ -805,13 +806,7 @@ static int set_start(rules_position *p, rules_error *err)
 			p->board[r][f].unmoved = type == 'K' || type == 'R' || type == 'P';
 		}
 	p->to_move = NORTH;
-	(void)err;
 	return 0;
-}
-
-static int ca_start(const char *options, rules_position **out, rules_error *err)
-{
-	return engine_start(options, "Complex Allegiance Chess", sizeof **out, set_start, out, err);
 }
 
 static rules_position *ca_clone(const rules_position *pos)
@@ -857,12 +852,9 @@ static size_t ca_format(const rules_position *pos, const rules_move *move, char 
 
 static size_t ca_legal_moves(const rules_position *pos, int seat, rules_move_list *out)
 {
-	engine_gen g = { pos, seat, out, 0 };
-
 	if (pos->over || seat != pos->to_move)
 		return 0;
-	gen_all(&g);
-	return g.count;
+	return engine_generate(gen_all, pos, seat, out);
 }
 
 static int ca_apply(rules_position *pos, const rules_move *move, const rules_dice *dice,

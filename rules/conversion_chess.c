@@ -434,9 +434,7 @@ static int gen_all(engine_gen *g);
 
 static int has_legal_move(const rules_position *pos, int seat)
 {
-	engine_gen g = { pos, seat, NULL, 0 };
-
-	return gen_all(&g);
+	return engine_generate(gen_all, pos, seat, NULL) != 0;
 }
 
 /* A side to move without a legal move has lost (house ruling 18). */
@@ -1147,17 +1145,20 @@ static int cc_parse(const rules_position *pos, int seat, const char *text, rules
 static int read_position(const char *text, rules_position *pos, rules_error *err);
 
 /* The house setup, both hands empty, White to move. */
-static int set_start(rules_position *p, rules_error *err)
-{
-	char text[sizeof TAG + sizeof house_setup + 16];
-
-	snprintf(text, sizeof text, "%s%s:-:-:W:-", TAG, house_setup);
-	return read_position(text, p, err);
-}
-
 static int cc_start(const char *options, rules_position **out, rules_error *err)
 {
-	return engine_start(options, "Conversion Chess", sizeof **out, set_start, out, err);
+	rules_position *p = engine_start(options, "Conversion Chess", sizeof *p, out, err);
+	char text[sizeof TAG + sizeof house_setup + 16];
+	int rc;
+
+	if (!p)
+		return RULES_E_DATA;
+	snprintf(text, sizeof text, "%s%s:-:-:W:-", TAG, house_setup);
+	if ((rc = read_position(text, p, err))) {
+		engine_free_flat(p);
+		*out = NULL;
+	}
+	return rc;
 }
 
 static rules_position *cc_clone(const rules_position *pos)
@@ -1298,13 +1299,9 @@ static size_t cc_format(const rules_position *pos, const rules_move *move, char 
 
 static size_t cc_legal_moves(const rules_position *pos, int seat, rules_move_list *out)
 {
-	engine_gen g = { pos, seat, out, 0 };
-	int winner, reason;
-
-	if (seat != pos->duel.to_move || duel_ended(&two_seats, pos, &pos->duel, &winner, &reason))
+	if (!duel_to_move(&two_seats, pos, &pos->duel, seat))
 		return 0;
-	gen_all(&g);
-	return g.count;
+	return engine_generate(gen_all, pos, seat, out);
 }
 
 /* Steps 1-5 of docs/rules/conversion-chess.md, What happens in a turn, for a move on the board.

@@ -233,21 +233,6 @@ static int kind_of(int letter)
 	return -1;
 }
 
-static int owner_of(char piece)
-{
-	return isupper((unsigned char)piece) ? WHITE : BLACK;
-}
-
-static char letter_of(char piece)
-{
-	return (char)toupper((unsigned char)piece);
-}
-
-static char as_seat(char letter, int seat)
-{
-	return seat == WHITE ? letter : (char)tolower((unsigned char)letter);
-}
-
 static const char *piece_name(char piece)
 {
 	int k = kind_of(piece);
@@ -257,7 +242,7 @@ static const char *piece_name(char piece)
 
 static const char *article(char piece)
 {
-	char l = letter_of(piece);
+	char l = duel_letter(piece);
 
 	return l == 'E' ? "an" : "a";
 }
@@ -277,7 +262,7 @@ static void zones(const rules_position *p, int seat, unsigned char zone[NSQ])
 	for (int s = 0; s < NSQ; s++) {
 		char pc = p->board[s];
 		int a, b;
-		if (!pc || letter_of(pc) != 'S' || owner_of(pc) == seat)
+		if (!pc || duel_letter(pc) != 'S' || duel_owner(pc) == seat)
 			continue;
 		a = step(s, seat == WHITE ? DIR_SE : DIR_NW);
 		b = step(s, seat == WHITE ? DIR_SW : DIR_NE);
@@ -290,7 +275,7 @@ static void zones(const rules_position *p, int seat, unsigned char zone[NSQ])
 
 static int opposing(const rules_position *p, int seat, int s)
 {
-	return p->board[s] && owner_of(p->board[s]) != seat;
+	return p->board[s] && duel_owner(p->board[s]) != seat;
 }
 
 /* ---- engagement: docs/rules/cyvasse.md, Engagement and capture ---- */
@@ -299,13 +284,13 @@ static int opposing(const rules_position *p, int seat, int s)
 static const char *engage_fault(const rules_position *p, int a, int t)
 {
 	char pa = p->board[a], pt = p->board[t];
-	int sa = owner_of(pa), k = kind_of(pa), near_tower = 0, t_tower = 0, d, n, lo;
+	int sa = duel_owner(pa), k = kind_of(pa), near_tower = 0, t_tower = 0, d, n, lo;
 
 	if (p->terrain[a] == WATER)
 		return "it stands on water";
 	for (int i = 0; i < 6; i++) {
 		int s = step(a, i);
-		if (s >= 0 && p->board[s] && owner_of(p->board[s]) != sa && letter_of(p->board[s]) == 'W') {
+		if (s >= 0 && p->board[s] && duel_owner(p->board[s]) != sa && duel_letter(p->board[s]) == 'W') {
 			near_tower = 1;
 			t_tower |= s == t;
 		}
@@ -325,7 +310,7 @@ static const char *engage_fault(const rules_position *p, int a, int t)
 		int s = walk(a, d, i);
 		if (p->terrain[s] == MOUNTAIN)
 			return "a mountain is in the way";
-		if (p->board[s] && owner_of(p->board[s]) == owner_of(pt))
+		if (p->board[s] && duel_owner(p->board[s]) == duel_owner(pt))
 			return "a piece of the target's colour is in the way";
 	}
 	return NULL;
@@ -334,10 +319,10 @@ static const char *engage_fault(const rules_position *p, int a, int t)
 /* How many opposing pieces engage the piece on t, counting up to limit. */
 static int engagers(const rules_position *p, int t, int limit)
 {
-	int n = 0, st = owner_of(p->board[t]);
+	int n = 0, st = duel_owner(p->board[t]);
 
 	for (int a = 0; a < NSQ && n < limit; a++)
-		if (p->board[a] && owner_of(p->board[a]) != st && hex_dist(a, t) <= 4
+		if (p->board[a] && duel_owner(p->board[a]) != st && hex_dist(a, t) <= 4
 		    && !engage_fault(p, a, t))
 			n++;
 	return n;
@@ -366,7 +351,7 @@ static int sufficiently_engaged(const rules_position *p, int t)
  */
 static void reach(const rules_position *p, int a, const unsigned char *zone, unsigned char dist[NSQ])
 {
-	int seat = owner_of(p->board[a]), k = kind_of(p->board[a]);
+	int seat = duel_owner(p->board[a]), k = kind_of(p->board[a]);
 	int allow = kinds[k].allowance, dragon = k == K_D;
 	int queue[NSQ], head = 0, tail = 0;
 
@@ -405,7 +390,7 @@ static int jump_tower(const rules_position *p, int a, int to)
 	if (!in_line(a, to, &d, &n) || n != 2)
 		return -1;
 	w = step(a, d);
-	if (p->board[w] && letter_of(p->board[w]) == 'W' && owner_of(p->board[w]) == owner_of(p->board[a]))
+	if (p->board[w] && duel_letter(p->board[w]) == 'W' && duel_owner(p->board[w]) == duel_owner(p->board[a]))
 		return w;
 	return -1;
 }
@@ -554,7 +539,7 @@ static int check_engaged(const rules_position *p, int t, rules_error *err)
 		return 0;
 	return rules_fail(err, RULES_E_ILLEGAL,
 			  "the %s %s on %s is not sufficiently engaged: %s armour needs %d engager%s, it has %d",
-			  seat_names[owner_of(pt)], piece_name(pt), sqname(A, t),
+			  seat_names[duel_owner(pt)], piece_name(pt), sqname(A, t),
 			  need == 2 ? "heavy" : "light", need, need == 1 ? "" : "s", have);
 }
 
@@ -627,7 +612,7 @@ static void normal_move(cy_move *m, char piece, int fr, int to)
 {
 	memset(m, 0, sizeof *m);
 	m->type = 'M';
-	m->piece = (unsigned char)letter_of(piece);
+	m->piece = (unsigned char)duel_letter(piece);
 	m->fr = (unsigned char)fr;
 	m->to = (unsigned char)to;
 	m->end = (unsigned char)to;
@@ -649,7 +634,7 @@ static int gen_doubles(gen *g, const cy_move *first)
 	move_piece(&after, first->fr, first->to);
 	for (int r = 0; r < NSQ; r++) {
 		char pc = after.board[r];
-		if (r == first->to || !pc || owner_of(pc) != g->base.seat || letter_of(pc) != 'R')
+		if (r == first->to || !pc || duel_owner(pc) != g->base.seat || duel_letter(pc) != 'R')
 			continue;
 		for (int d = 0; d < 6; d++) {
 			int to = step(r, d);
@@ -719,7 +704,7 @@ static int gen_captures(gen *g, int a)
 			continue;
 		memset(&m, 0, sizeof m);
 		m.type = 'X';
-		m.piece = (unsigned char)letter_of(pc);
+		m.piece = (unsigned char)duel_letter(pc);
 		m.fr = (unsigned char)a;
 		m.to = (unsigned char)t;
 		m.end = (unsigned char)end;
@@ -746,14 +731,14 @@ static int gen_all(gen *g)
 {
 	for (int a = 0; a < NSQ; a++) {
 		char pc = g->base.pos->board[a];
-		if (!pc || owner_of(pc) != g->base.seat)
+		if (!pc || duel_owner(pc) != g->base.seat)
 			continue;
 		if (gen_normal(g, a))
 			return 1;
 	}
 	for (int a = 0; a < NSQ; a++) {
 		char pc = g->base.pos->board[a];
-		if (!pc || owner_of(pc) != g->base.seat)
+		if (!pc || duel_owner(pc) != g->base.seat)
 			continue;
 		if (gen_captures(g, a))
 			return 1;
@@ -1201,7 +1186,7 @@ static int scan_part(const char **pp, move_part *pt, rules_error *err)
 		if (kind_of(*p) < 0)
 			return rules_fail(err, RULES_E_PARSE,
 					  "'%c' is not a piece letter (R, S, L, H, E, C, T, D, W or K)", *p);
-		pt->piece = letter_of(*p);
+		pt->piece = duel_letter(*p);
 		p = q;
 	}
 	if ((rc = scan_square(&p, &pt->from, err)))
@@ -1273,12 +1258,12 @@ static int check_mover(const rules_position *pos, int seat, const move_part *pt,
 	sqname(A, pt->from);
 	if (!pc)
 		return rules_fail(err, RULES_E_ILLEGAL, "there is no piece on %s", A);
-	if (owner_of(pc) != seat)
+	if (duel_owner(pc) != seat)
 		return rules_fail(err, RULES_E_ILLEGAL, "the %s on %s is %s's, not yours", piece_name(pc), A,
-				  seat_names[owner_of(pc)]);
-	if (pt->piece && pt->piece != letter_of(pc))
+				  seat_names[duel_owner(pc)]);
+	if (pt->piece && pt->piece != duel_letter(pc))
 		return rules_fail(err, RULES_E_ILLEGAL, "wrong letter: the piece on %s is %s %s (%c), not %s %s (%c)",
-				  A, article(pc), piece_name(pc), letter_of(pc), article(pt->piece),
+				  A, article(pc), piece_name(pc), duel_letter(pc), article(pt->piece),
 				  piece_name(pt->piece), pt->piece);
 	return 0;
 }
@@ -1294,7 +1279,7 @@ static int check_part(const rules_position *pos, int seat, const move_part *pt, 
 		return rc;
 	pc = pos->board[pt->from];
 	memset(m, 0, sizeof *m);
-	m->piece = (unsigned char)letter_of(pc);
+	m->piece = (unsigned char)duel_letter(pc);
 	m->fr = (unsigned char)pt->from;
 	m->to = (unsigned char)pt->to;
 	m->end = (unsigned char)pt->to;
@@ -1317,13 +1302,13 @@ static int check_part(const rules_position *pos, int seat, const move_part *pt, 
 	m->end = (unsigned char)end;
 	if (pt->end < 0)
 		return 0;
-	if (letter_of(pc) == 'T') {
+	if (duel_letter(pc) == 'T') {
 		if (pt->end != end)
 			return rules_fail(err, RULES_E_ILLEGAL, "the Trebuchet steps back to %s, not %s",
 					  sqname(A, end), sqname(B, pt->end));
 		return 0;
 	}
-	if (letter_of(pc) != 'L' && letter_of(pc) != 'H')
+	if (duel_letter(pc) != 'L' && duel_letter(pc) != 'H')
 		return rules_fail(err, RULES_E_ILLEGAL,
 				  "only a Horse may continue beyond the captured piece: the %s ends on %s",
 				  piece_name(pc), sqname(A, pt->to));
@@ -1358,7 +1343,7 @@ static int check_move(const rules_position *pos, int seat, const scanned *s, cy_
 	move_piece(&after, m->fr, m->to);
 	if ((rc = check_mover(&after, seat, &s->p[1], err)))
 		return rc;
-	if (letter_of(after.board[s->p[1].from]) != 'R')
+	if (duel_letter(after.board[s->p[1].from]) != 'R')
 		return rules_fail(err, RULES_E_ILLEGAL, "the second move must be made with a Rabble");
 	if (s->p[1].from == m->to)
 		return rules_fail(err, RULES_E_ILLEGAL,
@@ -1468,17 +1453,15 @@ static int cy_parse(const rules_position *pos, int seat, const char *text,
 
 /* ---- the rules_game functions ---- */
 
-static int set_start(rules_position *p, rules_error *err)
-{
-	memset(p, 0, sizeof *p);
-	p->phase = PHASE_SETUP;
-	(void)err;
-	return 0;
-}
-
+/* The setup phase, nothing on the board. */
 static int cy_start(const char *options, rules_position **out, rules_error *err)
 {
-	return engine_start(options, "Cyvasse", sizeof **out, set_start, out, err);
+	rules_position *p = engine_start(options, "Cyvasse", sizeof *p, out, err);
+
+	if (!p)
+		return RULES_E_DATA;
+	p->phase = PHASE_SETUP;
+	return 0;
 }
 
 static rules_position *cy_clone(const rules_position *pos)
@@ -1605,7 +1588,7 @@ static int apply_setup(rules_position *pos, const cy_move *m, int seat, const ru
 	}
 	for (int k = 0, n = 0; k < NKINDS; k++)
 		for (int i = 0; i < kinds[k].count; i++, n++)
-			pos->board[m->sq[n]] = as_seat(kinds[k].letter, seat);
+			pos->board[m->sq[n]] = duel_as_seat(kinds[k].letter, seat);
 	if (outcome)
 		outcome->secret = 1;
 	if (!completes) {
@@ -1668,13 +1651,13 @@ static int cy_apply(rules_position *pos, const rules_move *move, const rules_dic
 		move_piece(pos, m.fr2, m.to2);
 	pos->duel.to_move = 1 - seat;
 	if (victim) {
-		char colour = owner_of(victim) == WHITE ? 'w' : 'b';
-		if (letter_of(victim) == 'K') {
+		char colour = duel_owner(victim) == WHITE ? 'w' : 'b';
+		if (duel_letter(victim) == 'K') {
 			duel_finish(&pos->duel, seat, REASON_KING);
 			engine_note(outcome, "captures %cK \xe2\x80\x94 %s wins", colour, seat_names[seat]);
 			return 0;
 		}
-		engine_note(outcome, "captures %c%c", colour, letter_of(victim));
+		engine_note(outcome, "captures %c%c", colour, duel_letter(victim));
 	}
 	end_if_stuck(pos, seat, outcome);
 	return 0;
@@ -1792,7 +1775,7 @@ static int half_is_setup(const rules_position *p, int seat)
 		if (half_of(s) != seat || !p->board[s])
 			continue;
 		count[kind_of(p->board[s])]++;
-		if (letter_of(p->board[s]) == 'K')
+		if (duel_letter(p->board[s]) == 'K')
 			for (int k = 0; k < 3; k++)
 				if (s == circle_square(seat, k))
 					kpos = k;
@@ -1840,7 +1823,7 @@ static int cy_deserialize(const char *text, rules_position **out, rules_error *e
 						return bad_data(err, "bad square");
 					if (pos.terrain[sq] == MOUNTAIN)
 						return bad_data(err, "a piece on a mountain");
-					if (++count[owner_of(*p)][k] > kinds[k].count)
+					if (++count[duel_owner(*p)][k] > kinds[k].count)
 						return bad_data(err, "too many pieces of a kind");
 					pos.board[sq] = *p;
 				}
@@ -1862,7 +1845,7 @@ static int cy_deserialize(const char *text, rules_position **out, rules_error *e
 			if (h < 0 ? pos.board[s] != 0
 			    : !((pos.submitted >> h) & 1u) && (pos.board[s] || pos.terrain[s]))
 				return bad_data(err, "pieces or terrain outside the setups that are in");
-			if (pos.board[s] && owner_of(pos.board[s]) != h)
+			if (pos.board[s] && duel_owner(pos.board[s]) != h)
 				return bad_data(err, "a piece outside its own half during the setup");
 		}
 		for (int seat = 0; seat < 2; seat++)
@@ -1941,7 +1924,7 @@ static void fill_view(const rules_position *pos, const int show[2], rules_view *
 				strcpy(cell->kind, "water");
 			if (pos->board[sq]) {
 				cell->piece[0] = pos->board[sq];
-				cell->owner = (signed char)owner_of(pos->board[sq]);
+				cell->owner = (signed char)duel_owner(pos->board[sq]);
 			}
 		}
 	}

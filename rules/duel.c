@@ -20,6 +20,13 @@ int duel_ended(const duel_rules *r, const rules_position *pos, const duel_state 
 	return 0;
 }
 
+int duel_to_move(const duel_rules *r, const rules_position *pos, const duel_state *d, int seat)
+{
+	int winner, reason;
+
+	return seat == d->to_move && !duel_ended(r, pos, d, &winner, &reason);
+}
+
 int duel_check_turn(const duel_rules *r, const rules_position *pos, const duel_state *d, int seat,
 		    rules_error *err)
 {

@@ -5,6 +5,8 @@
 
 #include "rules.h"
 
+#include <ctype.h>
+
 /* How such a game stands: part of the game's position. */
 typedef struct duel_state {
 	int to_move;    /* the seat to move, 0 or 1; once the game is over, the loser */
@@ -31,6 +33,9 @@ typedef struct duel_rules {
 int duel_ended(const duel_rules *r, const rules_position *pos, const duel_state *d, int *winner,
 	       int *reason);
 
+/* Whether seat is to move in a game that goes on: the seat whose moves legal_moves lists. */
+int duel_to_move(const duel_rules *r, const rules_position *pos, const duel_state *d, int seat);
+
 /* The turn check of parse and apply: RULES_E_OVER once the game has ended, else RULES_E_TURN
  * unless seat (0 or 1) is to move; 0 when it is. */
 int duel_check_turn(const duel_rules *r, const rules_position *pos, const duel_state *d, int seat,
@@ -45,5 +50,22 @@ void duel_result(const duel_rules *r, const rules_position *pos, const duel_stat
 
 /* Records the end of the game: winner wins for reason, and the loser is "to move". */
 void duel_finish(duel_state *d, int winner, int reason);
+
+/* Pieces written as letters, seat 0's upper case and seat 1's lower case ("C", "c"): whose
+ * piece it is, its letter in upper case, and a letter as seat writes it. */
+static inline int duel_owner(char piece)
+{
+	return isupper((unsigned char)piece) ? 0 : 1;
+}
+
+static inline char duel_letter(char piece)
+{
+	return (char)toupper((unsigned char)piece);
+}
+
+static inline char duel_as_seat(char letter, int seat)
+{
+	return seat == 0 ? letter : (char)tolower((unsigned char)letter);
+}
 
 #endif

@@ -22,6 +22,15 @@ void engine_unpack(const rules_move *move, void *m, size_t size)
 	memcpy(m, move->raw, size);
 }
 
+size_t engine_generate(int (*gen_all)(engine_gen *g), const rules_position *pos, int seat,
+		       rules_move_list *out)
+{
+	engine_gen g = { pos, seat, out, 0 };
+
+	gen_all(&g);
+	return g.count;
+}
+
 int engine_push(engine_gen *g, const void *m, size_t size, int partial)
 {
 	rules_move rm;
@@ -55,23 +64,16 @@ int engine_corrupt(rules_error *err, const char *title, const char *what)
 	return rules_fail(err, RULES_E_DATA, "corrupt %s position: %s", title, what);
 }
 
-int engine_start(const char *options, const char *title, size_t size,
-		 int (*fill)(rules_position *pos, rules_error *err), rules_position **out,
-		 rules_error *err)
+rules_position *engine_start(const char *options, const char *title, size_t size,
+			     rules_position **out, rules_error *err)
 {
-	rules_position *pos;
-	int rc;
-
 	*out = NULL;
-	if (options && *options)
-		return rules_fail(err, RULES_E_DATA, "%s takes no options", title);
-	pos = xmalloc(size);
-	if ((rc = fill(pos, err))) {
-		free(pos);
-		return rc;
+	if (options && *options) {
+		rules_fail(err, RULES_E_DATA, "%s takes no options", title);
+		return NULL;
 	}
-	*out = pos;
-	return 0;
+	*out = xcalloc(1, size);
+	return *out;
 }
 
 void engine_free_flat(rules_position *pos)

@@ -24,6 +24,11 @@ typedef struct engine_gen {
 	size_t count;           /* moves found so far */
 } engine_gen;
 
+/* Runs gen_all, a game's generator of every move of g->seat, for seat in pos: the number of moves
+ * appended to out or, with out NULL, whether seat has a move at all (1 or 0). */
+size_t engine_generate(int (*gen_all)(engine_gen *g), const rules_position *pos, int seat,
+		       rules_move_list *out);
+
 /*
  * One move found: counted, and appended to g->out (packed for g->seat, marked partial when
  * partial is set). Returns 1 when g only asks whether a move exists (g->out NULL, nothing
@@ -40,13 +45,13 @@ void engine_note(rules_outcome *outcome, const char *fmt, ...)
 int engine_corrupt(rules_error *err, const char *title, const char *what);
 
 /*
- * start() for a game whose position is one flat struct of size bytes and which takes no options
- * (any but NULL or "" fail with RULES_E_DATA, "<title> takes no options"). fill sets up the
- * allocated position, or fails with an error code; *out is NULL on any failure.
+ * What start() does first in a game whose position is one flat struct of size bytes and which
+ * takes no options: a new position of zero bytes, in *out and returned, for the game to set up.
+ * Options other than NULL or "" fail instead: NULL in *out and returned, and RULES_E_DATA with
+ * "<title> takes no options".
  */
-int engine_start(const char *options, const char *title, size_t size,
-		 int (*fill)(rules_position *pos, rules_error *err), rules_position **out,
-		 rules_error *err);
+rules_position *engine_start(const char *options, const char *title, size_t size,
+			     rules_position **out, rules_error *err);
 
 /* free_position() for a flat position. */
 void engine_free_flat(rules_position *pos);

@@ -63,22 +63,6 @@ static int is_piece_type(int t)
 	return t && strchr("CNMGASO", t) != NULL;
 }
 
-static int owner_of(char piece)
-{
-	return isupper((unsigned char)piece) ? SOUTH : NORTH;
-}
-
-static char type_of(char piece)
-{
-	return (char)toupper((unsigned char)piece);
-}
-
-/* The letter as the given side writes it. */
-static char as_seat(char type, int seat)
-{
-	return seat == SOUTH ? type : (char)tolower((unsigned char)type);
-}
-
 static const char *piece_name(char type)
 {
 	switch (type) {
@@ -181,8 +165,8 @@ static int pattern_ok(const rules_position *pos, int fr, int fc, int tr, int tc,
 		      rules_error *err)
 {
 	char piece = pos->board[fr][fc];
-	char t = type_of(piece);
-	int seat = owner_of(piece);
+	char t = duel_letter(piece);
+	int seat = duel_owner(piece);
 	const char *name = piece_name(t);
 	int dr = tr - fr, dc = tc - fc;
 	int adr = abs(dr), adc = abs(dc);
@@ -280,10 +264,10 @@ static char do_base(rules_position *p, const nc_move *m, int seat)
 	char victim = p->board[m->tr][m->tc];
 
 	p->board[m->fr][m->fc] = 0;
-	if (type_of(piece) == 'S' && m->tr == last_row(seat))
-		piece = as_seat('O', seat);
+	if (duel_letter(piece) == 'S' && m->tr == last_row(seat))
+		piece = duel_as_seat('O', seat);
 	p->board[m->tr][m->tc] = piece;
-	if (victim && type_of(victim) != 'G') {
+	if (victim && duel_letter(victim) != 'G') {
 		int k = captor_base(seat) + (m->prison == 6);
 		p->prison[k][p->plen[k]++] = victim;
 	}
@@ -296,7 +280,7 @@ static int prison_triggered(const rules_position *p, int seat, int k)
 {
 	char occ = p->board[prison_row(k)][prison_col(k)];
 
-	return occ && owner_of(occ) == seat && p->plen[k] > 0;
+	return occ && duel_owner(occ) == seat && p->plen[k] > 0;
 }
 
 /*
@@ -338,7 +322,7 @@ static int placements_needed(const rules_position *pos, const nc_move *m, int se
 		return 0;
 	after = *pos;
 	victim = do_base(&after, m, seat);
-	if (victim && type_of(victim) == 'G')
+	if (victim && duel_letter(victim) == 'G')
 		return 0;
 	n = release_plan(&after, seat, rel, &room);
 	return n < room ? n : room;
@@ -370,13 +354,13 @@ static int emit(engine_gen *g, int fr, int fc, int tr, int tc)
 		return 1;
 	}
 	memset(&m, 0, sizeof m);
-	m.type = (unsigned char)type_of(pos->board[fr][fc]);
+	m.type = (unsigned char)duel_letter(pos->board[fr][fc]);
 	m.fr = (unsigned char)fr;
 	m.fc = (unsigned char)fc;
 	m.tr = (unsigned char)tr;
 	m.tc = (unsigned char)tc;
 	partial = placements_needed(pos, &m, g->seat) > 0;
-	if (victim && type_of(victim) != 'G') {
+	if (victim && duel_letter(victim) != 'G') {
 		m.prison = 4;
 		engine_push(g, &m, sizeof m, partial);
 		m.prison = 6;
@@ -395,7 +379,7 @@ static int on_board(int r, int c)
 /* A destination a piece of seat may enter: on the board and not its own. */
 static int enterable(const rules_position *pos, int seat, int r, int c)
 {
-	return on_board(r, c) && (!pos->board[r][c] || owner_of(pos->board[r][c]) != seat);
+	return on_board(r, c) && (!pos->board[r][c] || duel_owner(pos->board[r][c]) != seat);
 }
 
 /* Slides along the given directions, up to max squares (river rule applied). */
@@ -412,7 +396,7 @@ static int gen_slides(engine_gen *g, int r, int c, const int (*dirs)[2], int ndi
 			if (!on_board(tr, tc) || river_fault(r, c, tr, tc))
 				break;
 			there = pos->board[tr][tc];
-			if (there && owner_of(there) == g->seat)
+			if (there && duel_owner(there) == g->seat)
 				break;
 			if (emit(g, r, c, tr, tc))
 				return 1;
@@ -448,9 +432,9 @@ static int gen_all(engine_gen *g)
 		for (int c = 0; c < SIZE; c++) {
 			char p = pos->board[r][c];
 			int stop = 0;
-			if (!p || owner_of(p) != g->seat)
+			if (!p || duel_owner(p) != g->seat)
 				continue;
-			switch (type_of(p)) {
+			switch (duel_letter(p)) {
 			case 'C':
 				stop = gen_slides(g, r, c, orth, 4, SIZE - 1);
 				break;
@@ -482,9 +466,7 @@ static int gen_all(engine_gen *g)
 
 static int has_legal_move(const rules_position *pos, int seat)
 {
-	engine_gen g = { pos, seat, NULL, 0 };
-
-	return gen_all(&g);
+	return engine_generate(gen_all, pos, seat, NULL) != 0;
 }
 
 /* A side to move without a legal move has lost (house ruling 17), whoever noticed first. */
@@ -531,24 +513,24 @@ static int check_move(const rules_position *pos, int seat, nc_move *m, int digit
 	if (!piece)
 		return rules_fail(err, RULES_E_ILLEGAL, "there is no piece on [%d %d]",
 				  m->fr + 1, m->fc + 1);
-	if (owner_of(piece) != seat)
+	if (duel_owner(piece) != seat)
 		return rules_fail(err, RULES_E_ILLEGAL, "the %s on [%d %d] is %s's, not yours",
-				  piece_name(type_of(piece)), m->fr + 1, m->fc + 1,
-				  seat_names[owner_of(piece)]);
-	if (type_of(piece) != m->type)
+				  piece_name(duel_letter(piece)), m->fr + 1, m->fc + 1,
+				  seat_names[duel_owner(piece)]);
+	if (duel_letter(piece) != m->type)
 		return rules_fail(err, RULES_E_ILLEGAL,
 				  "wrong letter: the piece on [%d %d] is %s %s, not %s %s",
-				  m->fr + 1, m->fc + 1, article(type_of(piece)),
-				  piece_name(type_of(piece)), article(m->type), piece_name(m->type));
+				  m->fr + 1, m->fc + 1, article(duel_letter(piece)),
+				  piece_name(duel_letter(piece)), article(m->type), piece_name(m->type));
 	if (m->fr == m->tr && m->fc == m->tc)
 		return rules_fail(err, RULES_E_ILLEGAL, "a move must go to another square");
 	rc = pattern_ok(pos, m->fr, m->fc, m->tr, m->tc, err);
 	if (rc)
 		return rc;
 	victim = pos->board[m->tr][m->tc];
-	if (victim && owner_of(victim) == seat)
+	if (victim && duel_owner(victim) == seat)
 		return rules_fail(err, RULES_E_ILLEGAL, "[%d %d] holds your own %s",
-				  m->tr + 1, m->tc + 1, piece_name(type_of(victim)));
+				  m->tr + 1, m->tc + 1, piece_name(duel_letter(victim)));
 
 	/* The prison digit (house ruling 10). */
 	if (!victim && digit >= 0)
@@ -557,7 +539,7 @@ static int check_move(const rules_position *pos, int seat, nc_move *m, int digit
 				  m->tr + 1, m->tc + 1);
 	if (digit >= 0 && digit != 4 && digit != 6)
 		return rules_fail(err, RULES_E_ILLEGAL, "the prison must be 4 or 6, not %d", digit);
-	if (victim && type_of(victim) == 'G') {
+	if (victim && duel_letter(victim) == 'G') {
 		/* The game ends here: digit and placements mean nothing. */
 		m->prison = 0;
 		m->nplace = 0;
@@ -590,7 +572,7 @@ static int check_move(const rules_position *pos, int seat, nc_move *m, int digit
 	}
 	for (int i = 0; i < m->nplace; i++) {
 		int t = m->place[i][0], r = m->place[i][1], c = m->place[i][2];
-		char want = type_of(rel[i]);
+		char want = duel_letter(rel[i]);
 		if (r >= SIZE || c >= SIZE || !is_piece_type(t))
 			return rules_fail(err, RULES_E_ILLEGAL, "malformed placement");
 		if (t != want)
@@ -764,25 +746,21 @@ static int nc_parse(const rules_position *pos, int seat, const char *text,
 
 /* ---- the rules_game functions ---- */
 
-static int set_start(rules_position *p, rules_error *err)
+static int nc_start(const char *options, rules_position **out, rules_error *err)
 {
 	static const char *const rows[SIZE] = {
 		"cnm g mnc", " a     a ", "s s s s s", "         ", "         ",
 		"         ", "S S S S S", " A     A ", "CNM G MNC",
 	};
+	rules_position *p = engine_start(options, "Nchess", sizeof *p, out, err);
 
-	memset(p, 0, sizeof *p);
+	if (!p)
+		return RULES_E_DATA;
 	for (int r = 0; r < SIZE; r++)
 		for (int c = 0; c < SIZE; c++)
 			p->board[r][c] = rows[r][c] == ' ' ? 0 : rows[r][c];
 	p->duel.to_move = SOUTH;
-	(void)err;
 	return 0;
-}
-
-static int nc_start(const char *options, rules_position **out, rules_error *err)
-{
-	return engine_start(options, "Nchess", sizeof **out, set_start, out, err);
 }
 
 static rules_position *nc_clone(const rules_position *pos)
@@ -804,7 +782,7 @@ static size_t nc_format(const rules_position *pos, const rules_move *move, char 
 	buf[0] = 0;
 	if (!is_piece_type(m.type) || m.fr >= SIZE || m.fc >= SIZE || m.tr >= SIZE || m.tc >= SIZE)
 		return 0;
-	len = (size_t)snprintf(tmp, sizeof tmp, "%c %d %d %d %d", as_seat((char)m.type, seat),
+	len = (size_t)snprintf(tmp, sizeof tmp, "%c %d %d %d %d", duel_as_seat((char)m.type, seat),
 			       m.fr + 1, m.fc + 1, m.tr + 1, m.tc + 1);
 	if (m.prison)
 		len += (size_t)snprintf(tmp + len, sizeof tmp - len, " %d", m.prison % 10);
@@ -813,20 +791,16 @@ static size_t nc_format(const rules_position *pos, const rules_move *move, char 
 		if (!is_piece_type(t) || r >= SIZE || c >= SIZE)
 			break;
 		len += (size_t)snprintf(tmp + len, sizeof tmp - len, " / %c %d %d",
-					as_seat((char)t, seat), r + 1, c + 1);
+					duel_as_seat((char)t, seat), r + 1, c + 1);
 	}
 	return engine_text_out(tmp, buf, size);
 }
 
 static size_t nc_legal_moves(const rules_position *pos, int seat, rules_move_list *out)
 {
-	engine_gen g = { pos, seat, out, 0 };
-	int winner, reason;
-
-	if (seat != pos->duel.to_move || duel_ended(&two_seats, pos, &pos->duel, &winner, &reason))
+	if (!duel_to_move(&two_seats, pos, &pos->duel, seat))
 		return 0;
-	gen_all(&g);
-	return g.count;
+	return engine_generate(gen_all, pos, seat, out);
 }
 
 static size_t nc_continuations(const rules_position *pos, const rules_move *partial,
@@ -855,7 +829,7 @@ static size_t nc_continuations(const rules_position *pos, const rules_move *part
 			rules_move rm;
 			if (!is_home_square(seat, r, c) || after.board[r][c])
 				continue;
-			next.place[m.nplace][0] = (unsigned char)type_of(rel[m.nplace]);
+			next.place[m.nplace][0] = (unsigned char)duel_letter(rel[m.nplace]);
 			next.place[m.nplace][1] = (unsigned char)r;
 			next.place[m.nplace][2] = (unsigned char)c;
 			next.nplace++;
@@ -894,12 +868,12 @@ static int nc_apply(rules_position *pos, const rules_move *move, const rules_dic
 	/* Valid: from here on nothing fails. */
 	promoted = m.type == 'S' && m.tr == last_row(seat);
 	victim = do_base(pos, &m, seat);
-	if (victim && type_of(victim) != 'G')
+	if (victim && duel_letter(victim) != 'G')
 		engine_note(outcome, "captures %c", victim);
 	if (promoted)
-		engine_note(outcome, "promotes to %c", as_seat('O', seat));
+		engine_note(outcome, "promotes to %c", duel_as_seat('O', seat));
 	pos->duel.to_move = 1 - seat;
-	if (victim && type_of(victim) == 'G') {
+	if (victim && duel_letter(victim) == 'G') {
 		duel_finish(&pos->duel, seat, REASON_GENERAL);
 		engine_note(outcome, "wins: General captured");
 		return 0;
@@ -1022,10 +996,10 @@ static int nc_deserialize(const char *text, rules_position **out, rules_error *e
 				continue;
 			if (!is_piece_type(toupper((unsigned char)*p)) || !isalpha((unsigned char)*p))
 				return bad_data(err, "bad square");
-			if (type_of(*p) == 'S' && r == last_row(owner_of(*p)))
+			if (duel_letter(*p) == 'S' && r == last_row(duel_owner(*p)))
 				return bad_data(err, "a Soldier on its last row");
-			if (type_of(*p) == 'G')
-				generals[owner_of(*p)]++;
+			if (duel_letter(*p) == 'G')
+				generals[duel_owner(*p)]++;
 			pos.board[r][c] = *p;
 			total++;
 		}
@@ -1039,7 +1013,7 @@ static int nc_deserialize(const char *text, rules_position **out, rules_error *e
 		} else {
 			do {
 				if (!isalpha((unsigned char)*p) || !is_piece_type(toupper((unsigned char)*p))
-				    || owner_of(*p) != seat || type_of(*p) == 'G')
+				    || duel_owner(*p) != seat || duel_letter(*p) == 'G')
 					return bad_data(err, "bad prisoner");
 				if (++total > MAX_PIECES)
 					return bad_data(err, "too many pieces");
@@ -1095,7 +1069,7 @@ static void nc_view(const rules_position *pos, rules_view *out)
 			cell->owner = -1;
 			if (piece) {
 				cell->piece[0] = piece;
-				cell->owner = (signed char)owner_of(piece);
+				cell->owner = (signed char)duel_owner(piece);
 			}
 			if (r == RIVER)
 				strcpy(cell->kind, "river");
