@@ -438,11 +438,12 @@ static int has_legal_move(const rules_position *pos, int seat)
 }
 
 /* A side to move without a legal move has lost (house ruling 18). */
-static const char *const reasons[] = {
-	[REASON_KING] = "King captured", [REASON_CONVERTED] = "King converted",
+static const duel_reason reasons[] = {
+	[REASON_KING] = { "king", "King captured" }, [REASON_CONVERTED] = { "converted", "King converted" },
+	[REASON_NOMOVE] = { "nomove", NULL },
 };
 static const duel_rules two_seats = {
-	"Conversion Chess", seat_names, REASON_NOMOVE, reasons, has_legal_move,
+	"Conversion Chess", seat_names, "WB", reasons, 4, REASON_NOMOVE, has_legal_move,
 };
 
 static int check_turn(const rules_position *pos, int seat, rules_error *err)
@@ -1452,17 +1453,6 @@ static void cc_result(const rules_position *pos, rules_result *out)
  * left the board) or "nomove" (the loser had no legal move). The start position is
  *   cc1:dnsgkgsnd/.ra...ab./ppppppppp/........./........./........./PPPPPPPPP/.BA...AR./DNSGKGSND:-:-:W:-
  */
-static const char *const result_text[] = {
-	"-", "W:king", "W:converted", "W:nomove", "B:king", "B:converted", "B:nomove",
-};
-
-static int result_index(const rules_position *pos)
-{
-	if (!pos->duel.over)
-		return 0;
-	return 1 + 3 * pos->duel.winner + (pos->duel.reason - REASON_KING);
-}
-
 static char *cc_serialize(const rules_position *pos)
 {
 	size_t cap = sizeof TAG + SIZE * SIZE * 12 + 2 * (MAX_UNITS + 2) + 32, len = 0;
@@ -1493,8 +1483,7 @@ static char *cc_serialize(const rules_position *pos)
 			s[len++] = '-';
 		s[len++] = ':';
 	}
-	snprintf(s + len, cap - len, "%c:%s", pos->duel.to_move == WHITE ? 'W' : 'B',
-		 result_text[result_index(pos)]);
+	duel_write(&two_seats, &pos->duel, s + len, cap - len);
 	return s;
 }
 
@@ -1545,7 +1534,7 @@ static int read_square(const char **pp, square *c, rules_error *err)
 static int read_position(const char *text, rules_position *pos, rules_error *err)
 {
 	const char *p;
-	int kings[2] = { 0, 0 }, units = 0, res = -1, rc;
+	int kings[2] = { 0, 0 }, units = 0, rc;
 
 	if (!text || strncmp(text, TAG, strlen(TAG)) != 0)
 		return rules_fail(err, RULES_E_DATA, "not a Conversion Chess position");
@@ -1587,22 +1576,10 @@ static int read_position(const char *text, rules_position *pos, rules_error *err
 	}
 	if (units > MAX_UNITS)
 		return bad_data(err, "too many pieces");
-	if ((*p != 'W' && *p != 'B') || p[1] != ':')
-		return bad_data(err, "bad side to move");
-	pos->duel.to_move = *p == 'W' ? WHITE : BLACK;
-	p += 2;
-	for (int i = 0; i < (int)(sizeof result_text / sizeof result_text[0]); i++)
-		if (strcmp(p, result_text[i]) == 0)
-			res = i;
-	if (res < 0)
-		return bad_data(err, "bad result");
-	if (res > 0) {
-		pos->duel.over = 1;
-		pos->duel.winner = (res - 1) / 3;
-		pos->duel.reason = REASON_KING + (res - 1) % 3;
-		if (pos->duel.to_move != 1 - pos->duel.winner)
-			return bad_data(err, "the finished game's side to move is not the loser");
-	}
+	if ((rc = duel_read(&two_seats, p, &pos->duel)))
+		return bad_data(err, rc == DUEL_BAD_TO_MOVE ? "bad side to move" : "bad result");
+	if (pos->duel.over && pos->duel.to_move != 1 - pos->duel.winner)
+		return bad_data(err, "the finished game's side to move is not the loser");
 
 	/* Consistency: one King each, except the one just taken (house ruling 17, "only one King"). */
 	for (int seat = 0; seat < 2; seat++) {

@@ -760,8 +760,12 @@ static int can_move(const rules_position *pos, int seat)
 	return pos->phase != PHASE_PLAY || has_legal_move(pos, seat);
 }
 
-static const char *const reasons[] = { [REASON_KING] = "King captured" };
-static const duel_rules two_seats = { "Cyvasse", seat_names, REASON_NOMOVE, reasons, can_move };
+static const duel_reason reasons[] = {
+	[REASON_KING] = { "king", "King captured" }, [REASON_NOMOVE] = { "nomove", NULL },
+};
+static const duel_rules two_seats = {
+	"Cyvasse", seat_names, "WB", reasons, 3, REASON_NOMOVE, can_move,
+};
 
 /*
  * Whether the game has ended, and how. Besides the stored result this
@@ -1729,12 +1733,8 @@ static char *cy_serialize(const rules_position *pos)
 		len += (size_t)snprintf(s + len, cap - len, "S%c%c:", pos->submitted & 1u ? 'W' : '-',
 					pos->submitted & 2u ? 'B' : '-');
 	else
-		len += (size_t)snprintf(s + len, cap - len, "%c:", pos->duel.to_move == WHITE ? 'W' : 'B');
-	if (!pos->duel.over)
-		snprintf(s + len, cap - len, "-");
-	else
-		snprintf(s + len, cap - len, "%c:%s", pos->duel.winner == WHITE ? 'W' : 'B',
-			 pos->duel.reason == REASON_KING ? "king" : "nomove");
+		len += (size_t)snprintf(s + len, cap - len, "%c:", two_seats.seat_letters[pos->duel.to_move]);
+	duel_write_result(&two_seats, &pos->duel, s + len, cap - len);
 	return s;
 }
 
@@ -1798,7 +1798,7 @@ static int cy_deserialize(const char *text, rules_position **out, rules_error *e
 {
 	rules_position pos;
 	const char *p;
-	int count[2][NKINDS];
+	int count[2][NKINDS], rc;
 
 	*out = NULL;
 	if (!text || strncmp(text, TAG, strlen(TAG)) != 0)
@@ -1854,21 +1854,9 @@ static int cy_deserialize(const char *text, rules_position **out, rules_error *e
 		*out = cy_clone(&pos);
 		return 0;
 	}
-	if ((p[0] != 'W' && p[0] != 'B') || p[1] != ':')
-		return bad_data(err, "bad phase");
 	pos.phase = PHASE_PLAY;
-	pos.duel.to_move = p[0] == 'W' ? WHITE : BLACK;
-	p += 2;
-	if (strcmp(p, "-") == 0) {
-		pos.duel.over = 0;
-	} else if ((p[0] == 'W' || p[0] == 'B') && p[1] == ':'
-		   && (strcmp(p + 2, "king") == 0 || strcmp(p + 2, "nomove") == 0)) {
-		pos.duel.over = 1;
-		pos.duel.winner = p[0] == 'W' ? WHITE : BLACK;
-		pos.duel.reason = p[2] == 'k' ? REASON_KING : REASON_NOMOVE;
-	} else {
-		return bad_data(err, "bad result");
-	}
+	if ((rc = duel_read(&two_seats, p, &pos.duel)))
+		return bad_data(err, rc == DUEL_BAD_TO_MOVE ? "bad phase" : "bad result");
 	for (int s = 0; s < 2; s++) {
 		int want = pos.duel.over && pos.duel.reason == REASON_KING && s != pos.duel.winner ? 0 : 1;
 		if (count[s][K_K] != want)

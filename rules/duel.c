@@ -67,7 +67,7 @@ void duel_result(const duel_rules *r, const rules_position *pos, const duel_stat
 			 r->seat_names[winner], r->seat_names[1 - winner]);
 	else
 		snprintf(out->summary, sizeof out->summary, "%s wins: %s", r->seat_names[winner],
-			 r->reasons[reason]);
+			 r->reasons[reason].summary);
 }
 
 void duel_finish(duel_state *d, int winner, int reason)
@@ -76,4 +76,50 @@ void duel_finish(duel_state *d, int winner, int reason)
 	d->winner = winner;
 	d->reason = reason;
 	d->to_move = 1 - winner;
+}
+
+int duel_write(const duel_rules *r, const duel_state *d, char *buf, size_t size)
+{
+	int len = snprintf(buf, size, "%c:", r->seat_letters[d->to_move]);
+
+	return len + duel_write_result(r, d, buf + len, size - (size_t)len);
+}
+
+int duel_write_result(const duel_rules *r, const duel_state *d, char *buf, size_t size)
+{
+	if (!d->over)
+		return snprintf(buf, size, "-");
+	return snprintf(buf, size, "%c:%s", r->seat_letters[d->winner], r->reasons[d->reason].word);
+}
+
+/* The seat whose letter is ch, or -1. */
+static int seat_of(const duel_rules *r, char ch)
+{
+	if (ch && ch == r->seat_letters[0])
+		return 0;
+	if (ch && ch == r->seat_letters[1])
+		return 1;
+	return -1;
+}
+
+int duel_read(const duel_rules *r, const char *p, duel_state *d)
+{
+	if (seat_of(r, p[0]) < 0 || p[1] != ':')
+		return DUEL_BAD_TO_MOVE;
+	d->to_move = seat_of(r, p[0]);
+	p += 2;
+	if (strcmp(p, "-") == 0) {
+		d->over = 0;
+		return 0;
+	}
+	if (seat_of(r, p[0]) < 0 || p[1] != ':')
+		return DUEL_BAD_RESULT;
+	for (int i = 0; i < r->nreasons; i++)
+		if (r->reasons[i].word && strcmp(p + 2, r->reasons[i].word) == 0) {
+			d->over = 1;
+			d->winner = seat_of(r, p[0]);
+			d->reason = i;
+			return 0;
+		}
+	return DUEL_BAD_RESULT;
 }

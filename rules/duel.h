@@ -15,12 +15,20 @@ typedef struct duel_state {
 	int reason;     /* how it ended, in the game's own codes */
 } duel_state;
 
+/* A way the game can end, by reason code. */
+typedef struct duel_reason {
+	const char *word;       /* in position texts, "general"; NULL for a code that is no reason */
+	const char *summary;    /* in results, "General captured"; unused for a loss for want of a move */
+} duel_reason;
+
 /* What the functions below need to know of a game. */
 typedef struct duel_rules {
 	const char *title;              /* "Nchess", for messages */
 	const char *const *seat_names;
+	const char *seat_letters;       /* the seats in position texts, "SN" */
+	const duel_reason *reasons;     /* by reason code, nreasons of them */
+	int nreasons;
 	int nomove;                     /* the reason code of a loss for want of a legal move */
-	const char *const *reasons;     /* the other reason codes in words, "General captured" */
 	/* Whether seat has a legal move in pos (or the game is in a phase where nobody is stuck). */
 	int (*can_move)(const rules_position *pos, int seat);
 } duel_rules;
@@ -50,6 +58,20 @@ void duel_result(const duel_rules *r, const rules_position *pos, const duel_stat
 
 /* Records the end of the game: winner wins for reason, and the loser is "to move". */
 void duel_finish(duel_state *d, int winner, int reason);
+
+/*
+ * The standing as position texts end, "<seat to move>:<result>", the result '-' while the game
+ * goes on, else "<winner>:<reason word>" ("N:S:general": South took the General). duel_write
+ * writes it into buf (as snprintf, returning the length) and duel_write_result the result alone.
+ */
+int duel_write(const duel_rules *r, const duel_state *d, char *buf, size_t size);
+int duel_write_result(const duel_rules *r, const duel_state *d, char *buf, size_t size);
+
+enum { DUEL_BAD_TO_MOVE = 1, DUEL_BAD_RESULT };
+
+/* Reads that text, the whole rest of p, into d (winner and reason only when the game is over).
+ * Returns 0, or which part is wrong: DUEL_BAD_TO_MOVE or DUEL_BAD_RESULT. */
+int duel_read(const duel_rules *r, const char *p, duel_state *d);
 
 /* Pieces written as letters, seat 0's upper case and seat 1's lower case ("C", "c"): whose
  * piece it is, its letter in upper case, and a letter as seat writes it. */

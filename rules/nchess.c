@@ -470,8 +470,12 @@ static int has_legal_move(const rules_position *pos, int seat)
 }
 
 /* A side to move without a legal move has lost (house ruling 17), whoever noticed first. */
-static const char *const reasons[] = { [REASON_GENERAL] = "General captured" };
-static const duel_rules two_seats = { "Nchess", seat_names, REASON_NOMOVE, reasons, has_legal_move };
+static const duel_reason reasons[] = {
+	[REASON_GENERAL] = { "general", "General captured" }, [REASON_NOMOVE] = { "nomove", NULL },
+};
+static const duel_rules two_seats = {
+	"Nchess", seat_names, "SN", reasons, 3, REASON_NOMOVE, has_legal_move,
+};
 
 /* ---- validation shared by parse and apply ---- */
 
@@ -940,17 +944,6 @@ static char empty_char(int r, int c)
 	return r == RIVER ? '~' : is_prison_square(r, c) ? '+' : '.';
 }
 
-static const char *const result_text[] = {
-	"-", "S:general", "S:nomove", "N:general", "N:nomove",
-};
-
-static int result_index(const rules_position *pos)
-{
-	if (!pos->duel.over)
-		return 0;
-	return 1 + 2 * pos->duel.winner + (pos->duel.reason == REASON_NOMOVE);
-}
-
 static char *nc_serialize(const rules_position *pos)
 {
 	size_t cap = sizeof TAG + SIZE * (SIZE + 1) + 4 * (MAX_PIECES + 1) + 32, len = 0;
@@ -969,8 +962,7 @@ static char *nc_serialize(const rules_position *pos)
 			s[len++] = pos->prison[k][i];
 		s[len++] = ':';
 	}
-	snprintf(s + len, cap - len, "%c:%s", pos->duel.to_move == SOUTH ? 'S' : 'N',
-		 result_text[result_index(pos)]);
+	duel_write(&two_seats, &pos->duel, s + len, cap - len);
 	return s;
 }
 
@@ -983,7 +975,7 @@ static int nc_deserialize(const char *text, rules_position **out, rules_error *e
 {
 	rules_position pos;
 	const char *p;
-	int total = 0, generals[2] = { 0, 0 }, res = -1, loser;
+	int total = 0, generals[2] = { 0, 0 }, rc, loser;
 
 	*out = NULL;
 	if (!text || strncmp(text, TAG, strlen(TAG)) != 0)
@@ -1023,20 +1015,8 @@ static int nc_deserialize(const char *text, rules_position **out, rules_error *e
 		if (*p++ != ':')
 			return bad_data(err, "bad prison");
 	}
-	if ((*p != 'S' && *p != 'N') || p[1] != ':')
-		return bad_data(err, "bad side to move");
-	pos.duel.to_move = *p == 'S' ? SOUTH : NORTH;
-	p += 2;
-	for (int i = 0; i < 5; i++)
-		if (strcmp(p, result_text[i]) == 0)
-			res = i;
-	if (res < 0)
-		return bad_data(err, "bad result");
-	if (res > 0) {
-		pos.duel.over = 1;
-		pos.duel.winner = (res - 1) / 2;
-		pos.duel.reason = (res - 1) % 2 ? REASON_NOMOVE : REASON_GENERAL;
-	}
+	if ((rc = duel_read(&two_seats, p, &pos.duel)))
+		return bad_data(err, rc == DUEL_BAD_TO_MOVE ? "bad side to move" : "bad result");
 
 	/* Consistency: one General each, except the one just captured. */
 	loser = 1 - pos.duel.winner;
