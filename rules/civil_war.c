@@ -1468,7 +1468,7 @@ static unsigned cw_turn(const rules_position *pos)
 	return m;
 }
 
-/* Ranks from the players sharing the end: they are 1st, everybody else shares the next place. */
+/* Ranks from the players sharing the end: they are 1st, everybody else shares the next rank. */
 static void set_ranks(rules_result *out, unsigned holders)
 {
 	out->over = 1;

@@ -58,8 +58,8 @@ static const char hand_letters[] = "ANDPSG";
  * start has 44. A position text may hold at most this many, which keeps every hand count small. */
 #define MAX_UNITS 99
 
-/* The capture table of docs/rules/conversion-chess.md, Capturing: [captor tier - 1][captive tier -
- * 1], methods as bits. */
+/* The capture table (docs/rules/conversion-chess.md, Capturing), indexed [captor tier - 1]
+ * [captive tier - 1], methods as bits. */
 enum { M_DISP = 1, M_ASSIM = 2, M_ATTACK = 4 };
 static const unsigned char capture_table[4][4] = {
 	/* captive:  First  Second  Third  Fourth */
@@ -1305,8 +1305,8 @@ static size_t cc_legal_moves(const rules_position *pos, int seat, rules_move_lis
 	return engine_generate(gen_all, pos, seat, out);
 }
 
-/* Steps 1-5 of docs/rules/conversion-chess.md, What happens in a turn, for a move on the board.
- * Returns 1 when the game ended. */
+/* Steps 1-5 of a turn (docs/rules/conversion-chess.md, What happens in a turn) for a move on the
+ * board. Returns 1 when the game ended. */
 static int do_move(rules_position *pos, const cc_move *m, int seat, rules_outcome *outcome)
 {
 	square mover = pos->board[m->fr][m->ff], victim = pos->board[m->tr][m->tf];

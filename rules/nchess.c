@@ -254,9 +254,9 @@ static int pattern_ok(const rules_position *pos, int fr, int fc, int tr, int tc,
 /* ---- executing moves ---- */
 
 /*
- * Steps 1-2 of docs/rules/nchess.md, What happens in a turn: move the piece,
- * imprison what it captured (unless the General, which ends the game and
- * goes nowhere) and promote. Returns the captured piece, 0 when none.
+ * Steps 1-2 of a turn (docs/rules/nchess.md, What happens in a turn): move
+ * the piece, imprison what it captured (unless the General, which ends the
+ * game and goes nowhere) and promote. Returns the captured piece, 0 when none.
  */
 static char do_base(rules_position *p, const nc_move *m, int seat)
 {
@@ -1074,7 +1074,7 @@ static void nc_view(const rules_position *pos, rules_view *out)
 /* A square as the drawn board names it: the view leaves cells unnamed, so
  * "<row label> <column label>", 1-based like the notation: "7 1". (The masks
  * only tell the compiler that the text fits.) */
-static void place_name(char at[8], int r, int c)
+static void board_square(char at[8], int r, int c)
 {
 	snprintf(at, 8, "%d %d", (r & 15) + 1, (c & 15) + 1);
 }
@@ -1102,10 +1102,10 @@ static void nc_gesture(const rules_position *pos, const rules_move *move, rules_
 	if (!is_piece_type(m.type) || m.fr >= SIZE || m.fc >= SIZE || m.tr >= SIZE || m.tc >= SIZE
 	    || m.nplace > MAX_PLACE)
 		return;
-	place_name(out->at[out->n++], m.fr, m.fc);
-	place_name(out->at[out->n++], m.tr, m.tc);
+	board_square(out->at[out->n++], m.fr, m.fc);
+	board_square(out->at[out->n++], m.tr, m.tc);
 	for (int i = 0; i < m.nplace && out->n < RULES_TOUCH_MAX; i++)
-		place_name(out->at[out->n++], m.place[i][1], m.place[i][2]);
+		board_square(out->at[out->n++], m.place[i][1], m.place[i][2]);
 	if (m.nplace) {
 		int last = m.nplace - 1;
 		const char *name = piece_name((char)m.place[last][0]);
