@@ -1123,7 +1123,8 @@ static size_t cw_format(const rules_position *pos, const rules_move *move, char 
 	case ACT_MOVE:
 	case ACT_ATTACK:
 		len = (size_t)snprintf(tmp, sizeof tmp, "%c: %c%s%c%s", seat_letters[m.army], m.type,
-				       square_name(a, m.fr, m.ff), m.act == ACT_ATTACK ? 'x' : '-', square_name(b, m.tr, m.tf));
+				       square_name(a, m.fr, m.ff), m.act == ACT_ATTACK ? 'x' : '-',
+				       square_name(b, m.tr, m.tf));
 		break;
 	case ACT_CAPITAL:
 		if (m.fr == m.tr && m.ff == m.tf)
@@ -1549,8 +1550,9 @@ static unsigned cw_in_play(const rules_position *pos)
 /*
  * Resignation (docs/rules/civil-war.md, End of the game) removes the resigner's army, gives
  * back the armies it controlled and frees the players bound to it, and then the end condition
- * is checked. The server ends the game at a resignation, so when the end condition does not hold the game stops there as if
- * nobody could act: a draw for every player still holding a King; everybody else loses.
+ * is checked. The server ends the game at a resignation, so when the end condition does not
+ * hold the game stops there as if nobody could act: a draw for every player still holding a
+ * King; everybody else loses.
  */
 static void cw_resign_result(const rules_position *pos, int seat, rules_result *out)
 {

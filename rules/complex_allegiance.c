@@ -376,7 +376,8 @@ static int pawn_check(const rules_position *pos, int seat, int fr, int ff, int t
 	if (dr == f0 && df == f1) {
 		if (t->type)
 			return rules_fail(err, RULES_E_ILLEGAL,
-					  "%s cannot capture straight ahead: %s is occupied", d, square_name(s, tr, tf));
+					  "%s cannot capture straight ahead: %s is occupied", d,
+					  square_name(s, tr, tf));
 		return 0;
 	}
 	if (dr == 2 * f0 && df == 2 * f1) {
@@ -388,7 +389,8 @@ static int pawn_check(const rules_position *pos, int seat, int fr, int ff, int t
 					  square_name(s, fr + f0, ff + f1));
 		if (t->type)
 			return rules_fail(err, RULES_E_ILLEGAL,
-					  "%s cannot capture straight ahead: %s is occupied", d, square_name(s, tr, tf));
+					  "%s cannot capture straight ahead: %s is occupied", d,
+					  square_name(s, tr, tf));
 		return 0;
 	}
 	/* One step forward plus one to the side: the side is perpendicular. */

@@ -1289,7 +1289,8 @@ static size_t cc_format(const rules_position *pos, const rules_move *move, char 
 		len += (size_t)snprintf(tmp + len, sizeof tmp - len, "%s%s%c%s%s",
 					m.when == WHEN_BEFORE ? piece_text(power_of(m.promo), pt)
 					: piece_text(move_powers(&m), pt),
-					square_name(a, m.fr, m.ff), m.capture ? 'x' : '-', square_name(b, m.tr, m.tf), method);
+					square_name(a, m.fr, m.ff), m.capture ? 'x' : '-',
+					square_name(b, m.tr, m.tf), method);
 		if (m.when == WHEN_AFTER)
 			snprintf(tmp + len, sizeof tmp - len, " / %s%s=%c", piece_text(move_powers(&m), pt),
 				 square_name(b, m.tr, m.tf), m.promo);
