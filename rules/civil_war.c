@@ -1,13 +1,14 @@
 /* civil_war.c - the rules of Civil War (four players on a 15x15 board with walled fortresses and a
  * Capital, valued pieces whose attacks are settled with a twelve-sided die, alliances, control of a
- * lost King's army and betrayal), as the spec civil-war.md rules them. */
+ * lost King's army and betrayal), as docs/rules/civil-war.md tells them. */
+#include "engine.h"
 #include "notation.h"
 #include "rules.h"
+#include "square_names.h"
 #include "xalloc.h"
 
 #include <assert.h>
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 
 /*
  * Squares are held 0-based inside: board[r][f] with r = rank - 1 (r 0 is rank 1, drawn at the
- * bottom) and f = file - 'a'. Every message and text shows them as the spec writes them ("h8",
+ * bottom) and f = file - 'a'. Every message and text shows them as the notation writes them ("h8",
  * "o15"). Seats and armies share their numbers: army s is seat s's own army.
  */
 enum { SOUTH = 0, WEST = 1, NORTH = 2, EAST = 3, NSEATS = 4 };
@@ -24,12 +25,12 @@ enum { SOUTH = 0, WEST = 1, NORTH = 2, EAST = 3, NSEATS = 4 };
 #define TAG "cw1:"
 
 /* ==========================================================================================
- * HOUSE LAYOUT - spec sections 2, 3 and 4 [house]. The original pictures of the game are lost:
- * the board geometry (Capital, fortresses, gates), each army's forward direction and the
- * starting squares below are invented, and this table is the only place that holds them. It
- * may be replaced (as a new rules version) if the pictures are ever found. Coordinates are
- * 0-based (file a = 0, rank 1 = 0); the two neutral lanes are the file and the rank of the
- * Capital.
+ * HOUSE LAYOUT - docs/rules/civil-war.md, The board, Players, turns and facing, and Starting
+ * position, all house rules. The original pictures of the game are lost: the board geometry
+ * (Capital, fortresses, gates), each army's forward direction and the starting squares below
+ * are invented, and this table is the only place that holds them. It may be replaced (as a new
+ * rules version) if the pictures are ever found. Coordinates are 0-based (file a = 0, rank 1 =
+ * 0); the two neutral lanes are the file and the rank of the Capital.
  * ========================================================================================== */
 typedef struct layout_fortress {
 	int f0, r0, f1, r1;             /* the 3x3 block, inclusive corners */
@@ -269,19 +270,6 @@ static int on_board(int r, int f)
 	return r >= 0 && r < SIZE && f >= 0 && f < SIZE;
 }
 
-/* "h8", "o15" (written by hand: the view names every square). */
-static const char *sq(char buf[4], int r, int f)
-{
-	int rank = (r & 15) + 1, n = 0;
-
-	buf[n++] = (char)('a' + (f & 15));
-	if (rank >= 10)
-		buf[n++] = (char)('0' + rank / 10);
-	buf[n++] = (char)('0' + rank % 10);
-	buf[n] = 0;
-	return buf;
-}
-
 static int is_capital(int r, int f)
 {
 	return r == LAYOUT.capital_r && f == LAYOUT.capital_f;
@@ -424,7 +412,9 @@ static const char *names_of(unsigned mask, char *buf, size_t size)
 	return buf;
 }
 
-/* Spec 5.0: whether actor may attack a piece of army. */
+/* Whether actor may attack a piece of army: not an army actor controls, nor, for a bound player,
+ * one its overlord controls (docs/rules/civil-war.md, The pieces, and Losing your King: bound
+ * players and controlled armies). */
 static int may_attack(const rules_position *pos, int actor, int army)
 {
 	int c = pos->ctrl[army];
@@ -434,7 +424,8 @@ static int may_attack(const rules_position *pos, int actor, int army)
 	return !(pos->bound[actor] >= 0 && c == pos->bound[actor]);
 }
 
-/* Spec 7: the King holders are one player or all mutual allies. */
+/* The end condition (docs/rules/civil-war.md, End of the game): the King holders are one player
+ * or all mutual allies. */
 static int end_condition(const rules_position *pos)
 {
 	unsigned h = king_holders(pos);
@@ -451,7 +442,8 @@ static int capital_king(const rules_position *pos)
 	return pos->board[LAYOUT.capital_r][LAYOUT.capital_f].type == 'K';
 }
 
-/* Spec 6.6: the army's owner may crown a Grand Prince: no King and a Grand Prince. */
+/* Whether the army's owner may crown a Grand Prince (docs/rules/civil-war.md, Betrayal): no King
+ * and a Grand Prince. */
 static int can_betray(const rules_position *pos, int army)
 {
 	int g = 0;
@@ -527,7 +519,8 @@ static int attacks_toward(int type, int army, int dr, int df)
 	return 0;
 }
 
-/* Spec 6.5: whether a piece of type and army standing on (r,f) may attack the Capital for actor. */
+/* Whether a piece of type and army standing on (r,f) may attack the Capital for actor
+ * (docs/rules/civil-war.md, Attacking a King on the Capital). */
 static int capital_ok(const rules_position *pos, int actor, int type, int army, int r, int f)
 {
 	int cr = LAYOUT.capital_r, cf = LAYOUT.capital_f;
@@ -538,35 +531,11 @@ static int capital_ok(const rules_position *pos, int actor, int type, int army, 
 	return step_ok(r, f, cr, cf) && attacks_toward(type, army, cr - r, cf - f);
 }
 
-typedef struct gen {
-	const rules_position *pos;
-	int seat;
-	rules_move_list *out;   /* NULL: only find out whether any action exists */
-	size_t count;
-} gen;
-
-static void put_move(rules_move *move, const cw_move *m, int seat)
-{
-	memset(move, 0, sizeof *move);
-	memcpy(move->raw, m, sizeof *m);
-	move->seat = seat;
-	move->anytime = m->act == ACT_NONE;
-}
-
-static void get_move(const rules_move *move, cw_move *m)
-{
-	memcpy(m, move->raw, sizeof *m);
-}
-
 /* Adds one action; returns 1 to stop (existence check). */
-static int push(gen *g, int act, int army, int type, int fr, int ff, int tr, int tf)
+static int push(engine_gen *g, int act, int army, int type, int fr, int ff, int tr, int tf)
 {
 	cw_move m;
-	rules_move rm;
 
-	g->count++;
-	if (!g->out)
-		return 1;
 	memset(&m, 0, sizeof m);
 	m.act = (unsigned char)act;
 	m.army = (unsigned char)army;
@@ -575,13 +544,11 @@ static int push(gen *g, int act, int army, int type, int fr, int ff, int tr, int
 	m.ff = (unsigned char)ff;
 	m.tr = (unsigned char)tr;
 	m.tf = (unsigned char)tf;
-	put_move(&rm, &m, g->seat);
-	rules_move_list_push(g->out, &rm);
-	return 0;
+	return engine_push(g, &m, sizeof m, 0);
 }
 
 /* Every move, attack and Capital attack of army, moved by g->seat. Returns 1 when stopped. */
-static int gen_army(gen *g, int army)
+static int gen_army(engine_gen *g, int army)
 {
 	const rules_position *pos = g->pos;
 	target t[MAX_TARGETS];
@@ -610,7 +577,7 @@ static int gen_army(gen *g, int army)
 /* Whether the army in its slot has a move, an attack or a Capital attack. */
 static int has_action(const rules_position *pos, int army)
 {
-	gen g = { pos, pos->ctrl[army], NULL, 0 };
+	engine_gen g = { pos, pos->ctrl[army], NULL, 0 };
 
 	return gen_army(&g, army);
 }
@@ -647,8 +614,8 @@ static int explain(const rules_position *pos, int actor, int r, int f, int tr, i
 
 	if (!err)
 		return RULES_E_ILLEGAL;
-	sq(s1, r, f);
-	sq(s2, tr, tf);
+	square_name(s1, r, f);
+	square_name(s2, tr, tf);
 	snprintf(d, sizeof d, "the %s on %s", piece_name(c->type), s1);
 	if (is_capital(tr, tf) && c->type != 'K')
 		return rules_fail(err, RULES_E_ILLEGAL, "only a King may enter the Capital %s", s2);
@@ -679,16 +646,16 @@ static int explain(const rules_position *pos, int actor, int r, int f, int tr, i
 			if (!step_ok(cr, cf, nr, nf))
 				return rules_fail(err, RULES_E_ILLEGAL,
 						  "%s cannot go to %s: a fortress wall stands between %s and %s (only the orthogonal step through the gate crosses it)",
-						  d, s2, sq(s3, cr, cf), sq(s4, nr, nf));
+						  d, s2, square_name(s3, cr, cf), square_name(s4, nr, nf));
 			if (is_capital(nr, nf) && !(nr == tr && nf == tf))
 				return rules_fail(err, RULES_E_ILLEGAL,
 						  "%s cannot go to %s: no piece may pass through the Capital %s",
-						  d, s2, sq(s3, nr, nf));
+						  d, s2, square_name(s3, nr, nf));
 			if (nr == tr && nf == tf)
 				break;
 			if (pos->board[nr][nf].type && !(ry->flags & RS))
 				return rules_fail(err, RULES_E_ILLEGAL, "%s cannot go to %s: the path is blocked at %s",
-						  d, s2, sq(s3, nr, nf));
+						  d, s2, square_name(s3, nr, nf));
 			cr = nr;
 			cf = nf;
 		}
@@ -722,8 +689,8 @@ static int explain_capital(const rules_position *pos, int actor, int r, int f, i
 
 	if (!err)
 		return RULES_E_ILLEGAL;
-	sq(s1, sr, sf);
-	sq(s2, cr, cf);
+	square_name(s1, sr, sf);
+	square_name(s2, cr, cf);
 	if (k->type != 'K')
 		return rules_fail(err, RULES_E_ILLEGAL, "there is no King on the Capital %s to attack", s2);
 	if (!may_attack(pos, actor, k->army))
@@ -776,7 +743,7 @@ static int check_action(const rules_position *pos, int seat, const scanned *s, c
 	}
 	if (!on_board(s->fr, s->ff) || (s->act == SC_MOVE && !on_board(s->tr, s->tf)))
 		return rules_fail(err, RULES_E_ILLEGAL, "malformed move");
-	sq(s1, s->fr, s->ff);
+	square_name(s1, s->fr, s->ff);
 	p = &pos->board[s->fr][s->ff];
 	if (!p->type)
 		return rules_fail(err, RULES_E_ILLEGAL, "there is no piece on %s", s1);
@@ -811,7 +778,7 @@ static int check_action(const rules_position *pos, int seat, const scanned *s, c
 		out->tf = (unsigned char)s->ff;
 		return 0;
 	}
-	sq(s2, s->tr, s->tf);
+	square_name(s2, s->tr, s->tf);
 	if (s->fr == s->tr && s->ff == s->tf)
 		return rules_fail(err, RULES_E_ILLEGAL, "a move must go to another square");
 	out->tr = (unsigned char)s->tr;
@@ -838,7 +805,8 @@ static int check_action(const rules_position *pos, int seat, const scanned *s, c
 	return explain(pos, seat, s->fr, s->ff, s->tr, s->tf, err);
 }
 
-/* Spec 6.9, one declaration after another, on a copy of the declarations. */
+/* Declarations (docs/rules/civil-war.md, Alliances), one after another, on a copy of the
+ * declarations. */
 static int check_decls(const rules_position *pos, int seat, const scanned *s, cw_move *out,
 		       rules_error *err)
 {
@@ -901,48 +869,13 @@ static int check_line(const rules_position *pos, int seat, const scanned *s, cw_
 /* Here ';' (declarations follow) and '#' (a comment) also end what is being read. */
 static int unexpected(const char *p, const char *what, rules_error *err)
 {
-	return notation_unexpected(*p == ';' || *p == '#' ? "" : p, what, err);
+	return notation_unexpected_before(p, ";#", what, err);
 }
 
-static int is_file(int ch)
-{
-	ch = tolower(ch);
-	return ch >= 'a' && ch < 'a' + SIZE;
-}
-
-static int looks_like_square(const char *p)
-{
-	return is_file((unsigned char)p[0]) && isdigit((unsigned char)p[1]);
-}
-
-static int scan_square(const char **pp, int *r, int *f, const char *what, rules_error *err)
-{
-	const char *p = *pp;
-	int rank = 0, digits = 0;
-
-	if (!is_file((unsigned char)*p)) {
-		if (isalpha((unsigned char)*p))
-			return rules_fail(err, RULES_E_PARSE,
-					  "'%c' is not a file: a square is a file a-o and a rank 1-15, such as h8 (expected %s)",
-					  *p, what);
-		return unexpected(p, what, err);
-	}
-	*f = tolower((unsigned char)*p) - 'a';
-	p++;
-	if (!isdigit((unsigned char)*p))
-		return unexpected(p, "a rank 1-15 after the file letter (a square has no spaces inside)", err);
-	if (*p == '0')
-		return rules_fail(err, RULES_E_PARSE, "there is no rank 0: ranks run from 1 to 15");
-	while (isdigit((unsigned char)*p) && digits < 4) {
-		rank = rank * 10 + (*p++ - '0');
-		digits++;
-	}
-	if (rank < 1 || rank > SIZE || isdigit((unsigned char)*p))
-		return rules_fail(err, RULES_E_PARSE, "there is no rank %d: ranks run from 1 to 15", rank);
-	*r = rank - 1;
-	*pp = notation_skip_space(p);
-	return 0;
-}
+/* Squares as the notation names them: files a-o, ranks 1-15, never "h08". */
+static const square_names squares = {
+	SIZE, SIZE, "h8", ";#", " (a square has no spaces inside)", 1,
+};
 
 /* A word of letters at p, lower-cased into buf; returns its length (0 when none). */
 static size_t word_at(const char *p, char *buf, size_t size)
@@ -999,7 +932,7 @@ static int scan_decl(const char **pp, scanned *s, rules_error *err)
 	return 0;
 }
 
-/* The action part of a line (spec 8.1), up to ';', '#' or the end. */
+/* The action part of a line (docs/rules/civil-war.md, Writing moves), up to ';', '#' or the end. */
 static int scan_action(const char **pp, scanned *s, rules_error *err)
 {
 	const char *p = notation_skip_space(*pp), *q;
@@ -1023,19 +956,19 @@ static int scan_action(const char **pp, scanned *s, rules_error *err)
 	} else if (!strcmp(w, "betray")) {
 		s->act = SC_BETRAY;
 		p = notation_skip_space(p + n);
-		if ((rc = scan_square(&p, &s->fr, &s->ff, "the square of the Grand Prince to crown", err)))
+		if ((rc = square_scan(&squares, &p, &s->fr, &s->ff, "the square of the Grand Prince to crown", err)))
 			return rc;
 	} else if (!strcmp(w, "ally") || !strcmp(w, "break")) {
 		return rules_fail(err, RULES_E_PARSE, "a declaration stands alone or after an action and ';'");
 	} else {
 		int up = toupper((unsigned char)*p);
-		if (isalpha((unsigned char)*p) && looks_like_square(notation_skip_space(p + 1))) {
+		if (isalpha((unsigned char)*p) && square_name_at(&squares, notation_skip_space(p + 1))) {
 			if (!is_piece_letter(up))
 				return rules_fail(err, RULES_E_PARSE,
 						  "'%c' is not a piece letter: write K, Q, R, G, B, A, N, O, P or M", *p);
 			s->letter = (char)up;
 			p = notation_skip_space(p + 1);
-		} else if (isalpha((unsigned char)*p) && !looks_like_square(p) && *p != 0) {
+		} else if (isalpha((unsigned char)*p) && !square_name_at(&squares, p) && *p != 0) {
 			q = notation_skip_space(p + 1);
 			if (isalpha((unsigned char)q[0]) && isdigit((unsigned char)q[1]))
 				return rules_fail(err, RULES_E_PARSE,
@@ -1045,7 +978,7 @@ static int scan_action(const char **pp, scanned *s, rules_error *err)
 						  "the piece letter '%c' must be followed by the square the piece stands on, such as e5 (a square has no spaces inside)",
 						  *p);
 		}
-		if ((rc = scan_square(&p, &s->fr, &s->ff, "the square of the piece that acts", err)))
+		if ((rc = square_scan(&squares, &p, &s->fr, &s->ff, "the square of the piece that acts", err)))
 			return rc;
 		if (*p == '=') {
 			p = notation_skip_space(p + 1);
@@ -1060,7 +993,7 @@ static int scan_action(const char **pp, scanned *s, rules_error *err)
 			s->act = SC_MOVE;
 			if (*p == '-' || *p == 'x' || *p == 'X')
 				p = notation_skip_space(p + 1);
-			if ((rc = scan_square(&p, &s->tr, &s->tf, "the square the piece moves to", err)))
+			if ((rc = square_scan(&squares, &p, &s->tr, &s->tf, "the square the piece moves to", err)))
 				return rc;
 			if (*p == '!') {
 				s->capital = 1;
@@ -1079,24 +1012,17 @@ static int scan_action(const char **pp, scanned *s, rules_error *err)
 	return 0;
 }
 
-/* The grammar of spec 8.1, nothing about the position. */
+/* The grammar of docs/rules/civil-war.md, Writing moves; nothing about the position. */
 static int scan(const char *text, scanned *s, rules_error *err)
 {
 	const char *p;
-	size_t len;
 	int rc;
 	char w[16];
 
 	memset(s, 0, sizeof *s);
 	s->army = -1;
-	if (!text)
-		return rules_fail(err, RULES_E_PARSE, "no move given");
-	len = strnlen(text, 2 * RULES_TEXT_MAX + 1);
-	if (len > 2 * RULES_TEXT_MAX)
-		return rules_fail(err, RULES_E_PARSE, "the line is too long");
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)text[i] >= 0x80)
-			return rules_fail(err, RULES_E_PARSE, "the line may contain only ASCII characters");
+	if ((rc = notation_check_text(text, "line", err)))
+		return rc;
 	p = notation_skip_space(text);
 	if (!*p || *p == '#')
 		return rules_fail(err, RULES_E_PARSE, "the line is empty: write an action or a declaration");
@@ -1132,15 +1058,19 @@ static int cw_parse(const rules_position *pos, int seat, const char *text, rules
 	move->anytime = s.act == SC_NONE;
 	if ((rc = check_line(pos, seat, &s, &m, err)))
 		return rc;
-	put_move(move, &m, seat);
+	engine_pack(move, &m, sizeof m, seat);
+	move->anytime = m.act == ACT_NONE;
 	return 0;
 }
 
 /* ---- the rules_game functions ---- */
 
-static void set_start(rules_position *p)
+static int cw_start(const char *options, rules_position **out, rules_error *err)
 {
-	memset(p, 0, sizeof *p);
+	rules_position *p = engine_start(options, "Civil War", sizeof *p, out, err);
+
+	if (!p)
+		return RULES_E_DATA;
 	for (int a = 0; a < NSEATS; a++) {
 		const char *s = LAYOUT.army[a];
 		p->ctrl[a] = a;
@@ -1154,15 +1084,6 @@ static void set_start(rules_position *p)
 		}
 	}
 	p->slot = SOUTH;
-}
-
-static int cw_start(const char *options, rules_position **out, rules_error *err)
-{
-	*out = NULL;
-	if (rules_no_options(options, "Civil War", err))
-		return RULES_E_DATA;
-	*out = xmalloc(sizeof **out);
-	set_start(*out);
 	return 0;
 }
 
@@ -1194,7 +1115,7 @@ static size_t cw_format(const rules_position *pos, const rules_move *move, char 
 	if (!size)
 		return 0;
 	buf[0] = 0;
-	get_move(move, &m);
+	engine_unpack(move, &m, sizeof m);
 	if (!well_formed(&m))
 		return 0;
 	tmp[0] = 0;
@@ -1202,18 +1123,19 @@ static size_t cw_format(const rules_position *pos, const rules_move *move, char 
 	case ACT_MOVE:
 	case ACT_ATTACK:
 		len = (size_t)snprintf(tmp, sizeof tmp, "%c: %c%s%c%s", seat_letters[m.army], m.type,
-				       sq(a, m.fr, m.ff), m.act == ACT_ATTACK ? 'x' : '-', sq(b, m.tr, m.tf));
+				       square_name(a, m.fr, m.ff), m.act == ACT_ATTACK ? 'x' : '-',
+				       square_name(b, m.tr, m.tf));
 		break;
 	case ACT_CAPITAL:
 		if (m.fr == m.tr && m.ff == m.tf)
 			len = (size_t)snprintf(tmp, sizeof tmp, "%c: %c%s!", seat_letters[m.army], m.type,
-					       sq(a, m.fr, m.ff));
+					       square_name(a, m.fr, m.ff));
 		else
 			len = (size_t)snprintf(tmp, sizeof tmp, "%c: %c%s-%s!", seat_letters[m.army], m.type,
-					       sq(a, m.fr, m.ff), sq(b, m.tr, m.tf));
+					       square_name(a, m.fr, m.ff), square_name(b, m.tr, m.tf));
 		break;
 	case ACT_BETRAY:
-		len = (size_t)snprintf(tmp, sizeof tmp, "%c: G%s=K", seat_letters[m.army], sq(a, m.fr, m.ff));
+		len = (size_t)snprintf(tmp, sizeof tmp, "%c: G%s=K", seat_letters[m.army], square_name(a, m.fr, m.ff));
 		break;
 	case ACT_PASS:
 		len = (size_t)snprintf(tmp, sizeof tmp, "%c: pass", seat_letters[m.army]);
@@ -1222,17 +1144,12 @@ static size_t cw_format(const rules_position *pos, const rules_move *move, char 
 	for (int i = 0; i < m.ndecl && len < sizeof tmp; i++)
 		len += (size_t)snprintf(tmp + len, sizeof tmp - len, "%s%s %s", len ? "; " : "",
 					m.decl[i][0] == DECL_ALLY ? "ally" : "break", seat_names[m.decl[i][1]]);
-	len = strlen(tmp);
-	if (len >= size)
-		len = size - 1;
-	memcpy(buf, tmp, len);
-	buf[len] = 0;
-	return len;
+	return engine_text_out(tmp, buf, size);
 }
 
 static size_t cw_legal_moves(const rules_position *pos, int seat, rules_move_list *out)
 {
-	gen g = { pos, seat, out, 0 };
+	engine_gen g = { pos, seat, out, 0 };
 	int a = pos->slot;
 
 	if (pos->over || seat < 0 || seat >= NSEATS)
@@ -1269,46 +1186,18 @@ static size_t cw_anytime_moves(const rules_position *pos, int seat, rules_move_l
 	return count;
 }
 
-/* No move is ever partial. */
-static size_t cw_continuations(const rules_position *pos, const rules_move *partial,
-			       rules_move_list *out)
-{
-	(void)pos;
-	(void)partial;
-	(void)out;
-	return 0;
-}
-
-/* Append "; part" (or "part" first) to the note. */
-static void note_add(rules_outcome *outcome, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void note_add(rules_outcome *outcome, const char *fmt, ...)
-{
-	char part[RULES_NOTE_MAX];
-	va_list ap;
-	size_t len;
-
-	if (!outcome)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(part, sizeof part, fmt, ap);
-	va_end(ap);
-	len = strlen(outcome->note);
-	snprintf(outcome->note + len, sizeof outcome->note - len, "%s%s", len ? "; " : "", part);
-}
-
-/* Spec 6.8: a player who left the game gives back the armies it controlled and its bonds. */
+/* A player who left the game gives back the armies it controlled and its bonds
+ * (docs/rules/civil-war.md, Losing your King: bound players and controlled armies). */
 static void leave(rules_position *p, int s, rules_outcome *oc)
 {
 	for (int x = 0; x < NSEATS; x++) {
 		if (x != s && p->ctrl[x] == s) {
 			p->ctrl[x] = x;
-			note_add(oc, "%s's army returns to %s", seat_names[x], seat_names[x]);
+			engine_note(oc, "%s's army returns to %s", seat_names[x], seat_names[x]);
 		}
 		if (p->bound[x] == s) {
 			p->bound[x] = -1;
-			note_add(oc, "%s is free", seat_names[x]);
+			engine_note(oc, "%s is free", seat_names[x]);
 		}
 		p->decl[x] &= ~(1u << s);
 	}
@@ -1317,7 +1206,8 @@ static void leave(rules_position *p, int s, rules_outcome *oc)
 	p->bound[s] = -1;
 }
 
-/* Spec 6.7: victim's King was removed by captor. */
+/* Victim's King was removed by captor (docs/rules/civil-war.md, Losing your King: bound players
+ * and controlled armies). */
 static void king_lost(rules_position *p, int victim, int captor, rules_outcome *oc)
 {
 	int rec = -1;
@@ -1337,24 +1227,25 @@ static void king_lost(rules_position *p, int victim, int captor, rules_outcome *
 		rec = captor;
 	if (army_has(p, victim, 'G')) {
 		p->bound[victim] = rec;
-		note_add(oc, "King lost: %s bound to %s", seat_names[victim], seat_names[rec]);
+		engine_note(oc, "King lost: %s bound to %s", seat_names[victim], seat_names[rec]);
 	} else {
 		p->ctrl[victim] = rec;
-		note_add(oc, "King lost: %s's army passes to %s", seat_names[victim], seat_names[rec]);
+		engine_note(oc, "King lost: %s's army passes to %s", seat_names[victim], seat_names[rec]);
 	}
 	for (int x = 0; x < NSEATS; x++) {
 		if (x != victim && p->ctrl[x] == victim) {
 			p->ctrl[x] = x == rec ? x : rec;
-			note_add(oc, "%s's army passes to %s", seat_names[x], seat_names[p->ctrl[x]]);
+			engine_note(oc, "%s's army passes to %s", seat_names[x], seat_names[p->ctrl[x]]);
 		}
 		if (p->bound[x] == victim) {
 			p->bound[x] = -1;
-			note_add(oc, "%s is free", seat_names[x]);
+			engine_note(oc, "%s is free", seat_names[x]);
 		}
 	}
 }
 
-/* The game ends now (spec 7); how is OVER_WIN/OVER_DRAW (end condition) or OVER_PASSES. */
+/* The game ends now (docs/rules/civil-war.md, End of the game); how is OVER_WIN/OVER_DRAW (end
+ * condition) or OVER_PASSES. */
 static void finish(rules_position *p, int how, rules_outcome *oc)
 {
 	char who[64];
@@ -1366,12 +1257,12 @@ static void finish(rules_position *p, int how, rules_outcome *oc)
 		p->passes = 0;
 	names_of(p->holders, who, sizeof who);
 	if (how == OVER_WIN)
-		note_add(oc, "game over: %s %s (King on the Capital)", who,
-			 popcount4(p->holders) == 1 ? "wins" : "win");
+		engine_note(oc, "game over: %s %s (King on the Capital)", who,
+			    popcount4(p->holders) == 1 ? "wins" : "win");
 	else if (how == OVER_DRAW)
-		note_add(oc, "game over: draw for %s (no King on the Capital)", who);
+		engine_note(oc, "game over: draw for %s (no King on the Capital)", who);
 	else
-		note_add(oc, "round of passes: draw for %s", who);
+		engine_note(oc, "round of passes: draw for %s", who);
 }
 
 static int check_end(rules_position *p, rules_outcome *oc)
@@ -1382,7 +1273,8 @@ static int check_end(rules_position *p, rules_outcome *oc)
 	return 1;
 }
 
-/* The next slot, passing automatically for armies that cannot act (spec 6.1). */
+/* The next slot, passing automatically for armies that cannot act (docs/rules/civil-war.md, Your
+ * turn, passing). */
 static void advance(rules_position *p, rules_outcome *oc)
 {
 	int in_play = 0, a = p->slot, n[NSEATS];
@@ -1401,12 +1293,13 @@ static void advance(rules_position *p, rules_outcome *oc)
 		p->slot = a;
 		if (has_action(p, a) || can_betray(p, a))
 			return;
-		note_add(oc, "%c: pass", seat_letters[a]);
+		engine_note(oc, "%c: pass", seat_letters[a]);
 		p->passes++;
 	}
 }
 
-/* Declarations taking effect (spec 6.9); those involving a player who is out lapse. */
+/* Declarations taking effect (docs/rules/civil-war.md, Alliances); those involving a player who
+ * is out lapse. */
 static void apply_decls(rules_position *p, int seat, const cw_move *m, rules_outcome *oc)
 {
 	for (int i = 0; i < m->ndecl; i++) {
@@ -1419,9 +1312,9 @@ static void apply_decls(rules_position *p, int seat, const cw_move *m, rules_out
 		else
 			p->decl[seat] &= ~(1u << t);
 		if (!was && allied(p, seat, t))
-			note_add(oc, "alliance formed: %s and %s", seat_names[seat], seat_names[t]);
+			engine_note(oc, "alliance formed: %s and %s", seat_names[seat], seat_names[t]);
 		else if (was && !allied(p, seat, t))
-			note_add(oc, "alliance ended: %s and %s", seat_names[seat], seat_names[t]);
+			engine_note(oc, "alliance ended: %s and %s", seat_names[seat], seat_names[t]);
 	}
 }
 
@@ -1466,7 +1359,7 @@ static int cw_apply(rules_position *pos, const rules_move *move, const rules_dic
 		return rules_fail(err, RULES_E_OVER, "the game is over");
 	if (move->partial)
 		return rules_fail(err, RULES_E_INCOMPLETE, "a partial move cannot be applied");
-	get_move(move, &m);
+	engine_unpack(move, &m, sizeof m);
 	if (!well_formed(&m))
 		return rules_fail(err, RULES_E_ILLEGAL, "malformed move");
 	unscan(&m, &s);
@@ -1503,14 +1396,14 @@ static int cw_apply(rules_position *pos, const rules_move *move, const rules_dic
 		victim = np.board[vr][vf];
 		if (m.act != ACT_MOVE) {
 			if (!need)
-				note_add(outcome, "no roll: success");
+				engine_note(outcome, "no roll: success");
 			else if (result == 2)
-				note_add(outcome, "roll %d on d12, needs %d+: success", roll, need);
+				engine_note(outcome, "roll %d on d12, needs %d+: success", roll, need);
 			else if (result == 1)
-				note_add(outcome, "roll %d on d12, needs %d+: draw, back to %s", roll, need,
-					 sq(a1, m.fr, m.ff));
+				engine_note(outcome, "roll %d on d12, needs %d+: draw, back to %s", roll, need,
+					    square_name(a1, m.fr, m.ff));
 			else
-				note_add(outcome, "roll %d on d12, needs %d+: failure, attacker removed", roll, need);
+				engine_note(outcome, "roll %d on d12, needs %d+: failure, attacker removed", roll, need);
 		}
 		if (result == 2) {
 			memset(&np.board[vr][vf], 0, sizeof(square));
@@ -1518,7 +1411,7 @@ static int cw_apply(rules_position *pos, const rules_move *move, const rules_dic
 			if (promoted_form(mover.type) && fortress_of(m.tr, m.tf) >= 0
 			    && fortress_of(m.tr, m.tf) != mover.army) {
 				mover.type = (unsigned char)promoted_form(mover.type);
-				note_add(outcome, "promotes to %c", mover.type);
+				engine_note(outcome, "promotes to %c", mover.type);
 			}
 			np.board[m.tr][m.tf] = mover;
 			if (m.act != ACT_MOVE && victim.type == 'K')
@@ -1533,26 +1426,26 @@ static int cw_apply(rules_position *pos, const rules_move *move, const rules_dic
 		if (former >= 0) {
 			int was = allied(&np, a, former);
 			if (np.bound[a] >= 0)
-				note_add(outcome, "%s is no longer bound to %s", seat_names[a], seat_names[former]);
+				engine_note(outcome, "%s is no longer bound to %s", seat_names[a], seat_names[former]);
 			else
-				note_add(outcome, "%s's army returns to %s", seat_names[a], seat_names[a]);
+				engine_note(outcome, "%s's army returns to %s", seat_names[a], seat_names[a]);
 			np.bound[a] = -1;
 			np.ctrl[a] = a;
 			np.decl[a] &= ~(1u << former);
 			np.decl[former] &= ~(1u << a);
 			if (was)
-				note_add(outcome, "alliance ended: %s and %s", seat_names[a], seat_names[former]);
+				engine_note(outcome, "alliance ended: %s and %s", seat_names[a], seat_names[former]);
 		}
 		np.passes = 0;
 	} else if (m.act == ACT_PASS) {
 		np.passes++;
 	}
 
-	/* Armies left without pieces are out (spec 6.8, 7). */
+	/* Armies left without pieces are out (docs/rules/civil-war.md, End of the game). */
 	army_counts(&np, after);
 	for (int x = 0; x < NSEATS; x++)
 		if (count[x] && !after[x]) {
-			note_add(outcome, "%s is out", seat_names[x]);
+			engine_note(outcome, "%s is out", seat_names[x]);
 			leave(&np, x, outcome);
 		}
 	if (!check_end(&np, outcome)) {
@@ -1576,7 +1469,7 @@ static unsigned cw_turn(const rules_position *pos)
 	return m;
 }
 
-/* Ranks from the players sharing the end: they are 1st, everybody else shares the next place. */
+/* Ranks from the players sharing the end: they are 1st, everybody else shares the next rank. */
 static void set_ranks(rules_result *out, unsigned holders)
 {
 	out->over = 1;
@@ -1616,10 +1509,10 @@ static void cw_result(const rules_position *pos, rules_result *out)
 }
 
 /*
- * Resignation (spec 7): the resigner's own army leaves the board, the armies it
- * controlled go back to their owners, its alliances lapse and the players bound
- * to it are free; then the end condition is checked, and otherwise play goes on
- * (from the next army when the resigner's army had the slot).
+ * Resignation (docs/rules/civil-war.md, End of the game): the resigner's own army leaves the
+ * board, the armies it controlled go back to their owners, its alliances lapse and the players
+ * bound to it are free; then the end condition is checked, and otherwise play goes on (from the
+ * next army when the resigner's army had the slot).
  */
 static int cw_resign(rules_position *pos, int seat, rules_outcome *oc, rules_error *err)
 {
@@ -1633,7 +1526,7 @@ static int cw_resign(rules_position *pos, int seat, rules_outcome *oc, rules_err
 		for (int f = 0; f < SIZE; f++)
 			if (pos->board[r][f].type && pos->board[r][f].army == seat)
 				memset(&pos->board[r][f], 0, sizeof(square));
-	note_add(oc, "%s resigns; %s is out", seat_names[seat], seat_names[seat]);
+	engine_note(oc, "%s resigns; %s is out", seat_names[seat], seat_names[seat]);
 	leave(pos, seat, oc);
 	if (check_end(pos, oc))
 		return 0;
@@ -1642,7 +1535,8 @@ static int cw_resign(rules_position *pos, int seat, rules_outcome *oc, rules_err
 	return 0;
 }
 
-/* Players still in the game: those whose army has pieces, controlled or not (spec 7, CW30). */
+/* Players still in the game: those whose army has pieces, controlled or not
+ * (docs/rules/civil-war.md, End of the game; scenario CW30). */
 static unsigned cw_in_play(const rules_position *pos)
 {
 	unsigned m = 0;
@@ -1654,10 +1548,11 @@ static unsigned cw_in_play(const rules_position *pos)
 }
 
 /*
- * Resignation (spec 7) removes the resigner's army, gives back the armies it controlled and
- * frees the players bound to it, and then the end condition is checked. The server ends the
- * game at a resignation, so when the end condition does not hold the game stops there as if
- * nobody could act: a draw for every player still holding a King; everybody else loses.
+ * Resignation (docs/rules/civil-war.md, End of the game) removes the resigner's army, gives
+ * back the armies it controlled and frees the players bound to it, and then the end condition
+ * is checked. The server ends the game at a resignation, so when the end condition does not
+ * hold the game stops there as if nobody could act: a draw for every player still holding a
+ * King; everybody else loses.
  */
 static void cw_resign_result(const rules_position *pos, int seat, rules_result *out)
 {
@@ -1766,7 +1661,7 @@ static char *cw_serialize(const rules_position *pos)
 
 static int bad_data(rules_error *err, const char *what)
 {
-	return rules_fail(err, RULES_E_DATA, "corrupt Civil War position: %s", what);
+	return engine_corrupt(err, "Civil War", what);
 }
 
 static int seat_of_letter(char ch)
@@ -1890,7 +1785,8 @@ static int cw_deserialize(const char *text, rules_position **out, rules_error *e
 			return bad_data(err, "bad result");
 	}
 
-	/* Consistency of control, bonds and declarations (spec 6.6-6.9). */
+	/* Consistency of control, bonds and declarations (docs/rules/civil-war.md, Losing your King:
+	 * bound players and controlled armies, Betrayal, Alliances). */
 	for (int a = 0; a < NSEATS; a++) {
 		int c = pos.ctrl[a], o = pos.bound[a];
 		if (!count[a] && (c != a || o >= 0 || pos.decl[a]))
@@ -1951,7 +1847,7 @@ static void cw_view(const rules_position *pos, rules_view *out)
 				{ 1, 0, RULES_WALL_TOP }, { 0, 1, RULES_WALL_RIGHT },
 				{ -1, 0, RULES_WALL_BOTTOM }, { 0, -1, RULES_WALL_LEFT },
 			};
-			sq(cell->name, r, f);
+			square_name(cell->name, r, f);
 			cell->owner = -1;
 			cell->facing = RULES_FACING_NONE;
 			if (is_capital(r, f))
@@ -2076,25 +1972,25 @@ static void cw_gesture(const rules_position *pos, const rules_move *move, rules_
 
 	(void)pos;
 	memset(out, 0, sizeof *out);
-	get_move(move, &m);
+	engine_unpack(move, &m, sizeof m);
 	if (!well_formed(&m))
 		return;
 	switch (m.act) {
 	case ACT_MOVE:
 	case ACT_ATTACK:
-		sq(out->at[out->n++], m.fr, m.ff);
-		sq(out->at[out->n++], m.tr, m.tf);
+		square_name(out->at[out->n++], m.fr, m.ff);
+		square_name(out->at[out->n++], m.tr, m.tf);
 		break;
 	case ACT_CAPITAL:
-		sq(out->at[out->n++], m.fr, m.ff);
+		square_name(out->at[out->n++], m.fr, m.ff);
 		if (m.fr == m.tr && m.ff == m.tf)
-			sq(out->at[out->n++], LAYOUT.capital_r, LAYOUT.capital_f);
+			square_name(out->at[out->n++], LAYOUT.capital_r, LAYOUT.capital_f);
 		else
-			sq(out->at[out->n++], m.tr, m.tf);
+			square_name(out->at[out->n++], m.tr, m.tf);
 		choice_add(out, "attack the Capital");
 		break;
 	case ACT_BETRAY:
-		sq(out->at[out->n++], m.fr, m.ff);
+		square_name(out->at[out->n++], m.fr, m.ff);
 		choice_add(out, "crown as King (betrayal)");
 		break;
 	case ACT_PASS:
@@ -2132,13 +2028,13 @@ const rules_game rules_civil_war = {
 		"break <seat>) may be sent at any time, alone or after an action and ';'.",
 	.draw_rank = 1,
 	.start = cw_start,
-	.free_position = rules_free_flat,
+	.free_position = engine_free_flat,
 	.clone = cw_clone,
 	.parse = cw_parse,
 	.format = cw_format,
 	.legal_moves = cw_legal_moves,
 	.anytime_moves = cw_anytime_moves,
-	.continuations = cw_continuations,
+	.continuations = engine_no_continuations,
 	.apply = cw_apply,
 	.turn = cw_turn,
 	.result = cw_result,

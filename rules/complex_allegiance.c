@@ -1,7 +1,9 @@
 /* complex_allegiance.c - the rules of Complex Allegiance Chess (four players, 10x10 board without
- * corners, shared pawns), as the spec complex-allegiance.md rules them. */
+ * corners, shared pawns), as docs/rules/complex-allegiance.md tells them. */
+#include "engine.h"
 #include "notation.h"
 #include "rules.h"
+#include "square_names.h"
 #include "xalloc.h"
 
 #include <assert.h>
@@ -14,7 +16,7 @@
  * Squares are held 0-based inside: board[r][f] with r = rank - 1 (r 0 is
  * rank 1, North's edge, drawn at the top) and f = file - 'a' (f 0 is file a,
  * West's edge, drawn on the left). Every message and text shows them as the
- * spec writes them, "e2", "j10".
+ * notation writes them, "e2", "j10".
  */
 enum { SIZE = 10, NORTH = 0, EAST = 1, SOUTH = 2, WEST = 3, NSEATS = 4 };
 
@@ -81,8 +83,8 @@ static const char *const toward[NSEATS] = {
 };
 static const char *const home_edge[NSEATS] = { "rank 1", "file j", "rank 10", "file a" };
 
-/* The starting position as the spec draws it: piece types and owners
- * (n e s w, 1 = NW, 2 = NE, 3 = SW, 4 = SE). */
+/* The starting position as docs/rules/complex-allegiance.md, Starting position, draws
+ * it: piece types and owners (n e s w, 1 = NW, 2 = NE, 3 = SW, 4 = SE). */
 static const char *const start_types[SIZE] = {
 	"-RNBKQBNR-", "RPPPPPPPPR", "NP......PN", "BP......PB", "QP......PK",
 	"KP......PQ", "BP......PB", "NP......PN", "RPPPPPPPPR", "-RNBQKBNR-",
@@ -93,7 +95,8 @@ static const char *const start_owners[SIZE] = {
 };
 
 /* Castling, per seat: the King's square and the directions of the Rook
- * 3 squares away (O-O) and 4 squares away (O-O-O). Spec 6.2. */
+ * 3 squares away (O-O) and 4 squares away (O-O-O). See
+ * docs/rules/complex-allegiance.md, Castling. */
 static const struct {
 	int kr, kf;
 	int dir[2][2];
@@ -103,20 +106,6 @@ static const struct {
 	{ 9, 5, { { 0, 1 }, { 0, -1 } } },      /* South: K f10, Rooks i10 and b10 */
 	{ 5, 0, { { 1, 0 }, { -1, 0 } } },      /* West: K a6, Rooks a9 and a2 */
 };
-
-/* The raw bytes have no declared struct type; copy rather than cast so the
- * access is clean under strict aliasing. */
-static void get_move(const rules_move *move, ca_move *m)
-{
-	memcpy(m, move->raw, sizeof *m);
-}
-
-static void put_move(rules_move *move, const ca_move *m, int seat)
-{
-	memset(move, 0, sizeof *move);
-	memcpy(move->raw, m, sizeof *m);
-	move->seat = seat;
-}
 
 /* ---- small facts about squares, seats and pieces ---- */
 
@@ -130,13 +119,6 @@ static int on_board(int r, int f)
 static int is_corner(int r, int f)
 {
 	return (r == 0 || r == SIZE - 1) && (f == 0 || f == SIZE - 1);
-}
-
-/* "e2", "j10". */
-static const char *sq(char buf[4], int r, int f)
-{
-	snprintf(buf, 4, "%c%d", 'a' + (f & 15), (r & 15) + 1);
-	return buf;
 }
 
 static int opposite(int seat)
@@ -154,7 +136,8 @@ static int may_move(int seat, int owner)
 	return (controllers(owner) >> seat) & 1u;
 }
 
-/* Spec 5.1: only the opposite seat's pieces and shared pieces one does not control. */
+/* Only the opposite seat's pieces and shared pieces one does not control
+ * (docs/rules/complex-allegiance.md, Who may capture what). */
 static int may_take(int seat, int owner)
 {
 	return owner < NSEATS ? owner == opposite(seat) : !may_move(seat, owner);
@@ -182,7 +165,7 @@ static int at_far_edge(int seat, int r, int f)
 }
 
 /* A pawn promotes on the far edge of its owner, or of either controller for
- * a shared pawn (house 5). */
+ * a shared pawn (house ruling 5). */
 static int promotes(int owner, int r, int f)
 {
 	for (int s = 0; s < NSEATS; s++)
@@ -193,7 +176,7 @@ static int promotes(int owner, int r, int f)
 
 /*
  * Whether a capture by the shared piece owner, moved by seat, by (dr, df)
- * goes away from the other controller's home edge (house 4 and 6). Away from
+ * goes away from the other controller's home edge (house rulings 4 and 6). Away from
  * a seat's edge is that seat's forward direction.
  */
 static int capture_away(int owner, int seat, int dr, int df)
@@ -232,9 +215,9 @@ static const char *describe(const rules_position *pos, int r, int f, char *buf, 
 
 	if (c->owner >= NSEATS)
 		snprintf(buf, size, "the shared %s %s on %s", group_names[c->owner - NSEATS],
-			 piece_name(c->type), sq(s, r, f));
+			 piece_name(c->type), square_name(s, r, f));
 	else
-		snprintf(buf, size, "the %s on %s", piece_name(c->type), sq(s, r, f));
+		snprintf(buf, size, "the %s on %s", piece_name(c->type), square_name(s, r, f));
 	return buf;
 }
 
@@ -321,11 +304,11 @@ static int castle_check(const rules_position *pos, int seat, int kind, ca_move *
 	if (rook->type != 'R' || rook->owner != seat || !rook->unmoved)
 		return rules_fail(err, RULES_E_ILLEGAL,
 				  "cannot castle (%s): there is no unmoved Rook of yours on %s", name,
-				  sq(s, kr + dist * dr, kf + dist * df));
+				  square_name(s, kr + dist * dr, kf + dist * df));
 	for (int i = 1; i < dist; i++)
 		if (pos->board[kr + i * dr][kf + i * df].type)
 			return rules_fail(err, RULES_E_ILLEGAL, "cannot castle (%s): %s is not empty",
-					  name, sq(s, kr + i * dr, kf + i * df));
+					  name, square_name(s, kr + i * dr, kf + i * df));
 	memset(out, 0, sizeof *out);
 	out->type = 'K';
 	out->fr = (unsigned char)kr;
@@ -347,14 +330,14 @@ static int target_check(const rules_position *pos, int seat, int tr, int tf, rul
 	if (!err)
 		return RULES_E_ILLEGAL;
 	if (t->owner == seat)
-		return rules_fail(err, RULES_E_ILLEGAL, "%s holds your own %s", sq(s, tr, tf),
+		return rules_fail(err, RULES_E_ILLEGAL, "%s holds your own %s", square_name(s, tr, tf),
 				  piece_name(t->type));
 	if (t->owner >= NSEATS)
 		return rules_fail(err, RULES_E_ILLEGAL, "%s holds %s, which you control",
-				  sq(s, tr, tf), whose(t, w, sizeof w));
+				  square_name(s, tr, tf), whose(t, w, sizeof w));
 	return rules_fail(err, RULES_E_ILLEGAL,
 			  "%s holds %s: %s may capture only %s's pieces and shared pieces it does not control",
-			  sq(s, tr, tf), whose(t, w, sizeof w), seat_names[seat],
+			  square_name(s, tr, tf), whose(t, w, sizeof w), seat_names[seat],
 			  seat_names[opposite(seat)]);
 }
 
@@ -393,7 +376,8 @@ static int pawn_check(const rules_position *pos, int seat, int fr, int ff, int t
 	if (dr == f0 && df == f1) {
 		if (t->type)
 			return rules_fail(err, RULES_E_ILLEGAL,
-					  "%s cannot capture straight ahead: %s is occupied", d, sq(s, tr, tf));
+					  "%s cannot capture straight ahead: %s is occupied", d,
+					  square_name(s, tr, tf));
 		return 0;
 	}
 	if (dr == 2 * f0 && df == 2 * f1) {
@@ -402,10 +386,11 @@ static int pawn_check(const rules_position *pos, int seat, int fr, int ff, int t
 					  "%s has moved before, so it cannot advance two squares", d);
 		if (pos->board[fr + f0][ff + f1].type)
 			return rules_fail(err, RULES_E_ILLEGAL, "the path of %s is blocked at %s", d,
-					  sq(s, fr + f0, ff + f1));
+					  square_name(s, fr + f0, ff + f1));
 		if (t->type)
 			return rules_fail(err, RULES_E_ILLEGAL,
-					  "%s cannot capture straight ahead: %s is occupied", d, sq(s, tr, tf));
+					  "%s cannot capture straight ahead: %s is occupied", d,
+					  square_name(s, tr, tf));
 		return 0;
 	}
 	/* One step forward plus one to the side: the side is perpendicular. */
@@ -422,11 +407,11 @@ static int pawn_check(const rules_position *pos, int seat, int fr, int ff, int t
 		if (!e)
 			return rules_fail(err, RULES_E_ILLEGAL,
 					  "%s moves diagonally only to capture, and %s is empty", d,
-					  sq(s, tr, tf));
+					  square_name(s, tr, tf));
 		if (!(e->holders & (1u << seat)) || pos->board[e->r2][e->f2].type != 'P')
 			return rules_fail(err, RULES_E_ILLEGAL,
 					  "%s is empty, and you may not take the pawn on %s en passant",
-					  sq(s, tr, tf), sq(s2, e->r2, e->f2));
+					  square_name(s, tr, tf), square_name(s2, e->r2, e->f2));
 		if ((rc = direction_check(pos, seat, fr, ff, dr, df, err)))
 			return rc;
 		m->capture = 1;
@@ -466,13 +451,13 @@ static int check_move(const rules_position *pos, int seat, const scanned *s, ca_
 		if (!on_board(r, f))
 			return rules_fail(err, RULES_E_ILLEGAL,
 					  "%s is not on the board (the corners a1, j1, a10 and j10 do not exist)",
-					  sq(s1, r, f));
+					  square_name(s1, r, f));
 	}
 	c = &pos->board[s->fr][s->ff];
 	t = &pos->board[s->tr][s->tf];
 	if (err) {
-		sq(s1, s->fr, s->ff);
-		sq(s2, s->tr, s->tf);
+		square_name(s1, s->fr, s->ff);
+		square_name(s2, s->tr, s->tf);
 	}
 	if (!c->type)
 		return rules_fail(err, RULES_E_ILLEGAL, "there is no piece on %s", s1);
@@ -550,7 +535,7 @@ static int check_move(const rules_position *pos, int seat, const scanned *s, ca_
 			for (int k = 1; k < dist; k++)
 				if (pos->board[s->fr + k * ur][s->ff + k * uf].type)
 					return rules_fail(err, RULES_E_ILLEGAL, "the path of %s is blocked at %s",
-							  d, sq(s1, s->fr + k * ur, s->ff + k * uf));
+							  d, square_name(s1, s->fr + k * ur, s->ff + k * uf));
 		}
 		break;
 	case 'P':
@@ -580,13 +565,6 @@ static int check_move(const rules_position *pos, int seat, const scanned *s, ca_
 
 /* ---- move generation ---- */
 
-typedef struct gen {
-	const rules_position *pos;
-	int seat;
-	rules_move_list *out;   /* NULL: only find out whether any move exists */
-	size_t count;
-} gen;
-
 static const int kings[8][2] = {
 	{ -1, -1 }, { -1, 0 }, { -1, 1 }, { 0, -1 }, { 0, 1 }, { 1, -1 }, { 1, 0 }, { 1, 1 },
 };
@@ -594,21 +572,12 @@ static const int jumps[8][2] = {
 	{ -2, -1 }, { -2, 1 }, { 2, -1 }, { 2, 1 }, { -1, -2 }, { -1, 2 }, { 1, -2 }, { 1, 2 },
 };
 
-static void push_move(gen *g, const ca_move *m)
-{
-	rules_move rm;
-
-	put_move(&rm, m, g->seat);
-	rules_move_list_push(g->out, &rm);
-	g->count++;
-}
-
 /*
  * One candidate (from, to): listed when check_move accepts it, so the list
  * and the parser cannot disagree. A promotion is listed once per piece.
  * Returns 1 to stop (existence check), 0 to go on.
  */
-static int candidate(gen *g, int fr, int ff, int tr, int tf)
+static int candidate(engine_gen *g, int fr, int ff, int tr, int tf)
 {
 	scanned s;
 	ca_move m;
@@ -629,15 +598,15 @@ static int candidate(gen *g, int fr, int ff, int tr, int tf)
 	if (m.promo) {
 		for (const char *p = "QRBN"; *p; p++) {
 			m.promo = (unsigned char)*p;
-			push_move(g, &m);
+			engine_push(g, &m, sizeof m, 0);
 		}
 	} else {
-		push_move(g, &m);
+		engine_push(g, &m, sizeof m, 0);
 	}
 	return 0;
 }
 
-static int gen_slides(gen *g, int r, int f, int diagonal, int straight)
+static int gen_slides(engine_gen *g, int r, int f, int diagonal, int straight)
 {
 	for (int d = 0; d < 8; d++) {
 		int ur = kings[d][0], uf = kings[d][1];
@@ -656,7 +625,7 @@ static int gen_slides(gen *g, int r, int f, int diagonal, int straight)
 	return 0;
 }
 
-static int gen_piece(gen *g, int r, int f)
+static int gen_piece(engine_gen *g, int r, int f)
 {
 	const square *c = &g->pos->board[r][f];
 	int seat = g->seat, f0 = fwd[seat][0], f1 = fwd[seat][1];
@@ -694,7 +663,7 @@ static int gen_piece(gen *g, int r, int f)
 }
 
 /* Every legal move of g->seat, whoever's turn it is. Returns 1 when stopped early. */
-static int gen_all(gen *g)
+static int gen_all(engine_gen *g)
 {
 	for (int r = 0; r < SIZE; r++)
 		for (int f = 0; f < SIZE; f++) {
@@ -707,72 +676,28 @@ static int gen_all(gen *g)
 
 static int has_legal_move(const rules_position *pos, int seat)
 {
-	gen g = { pos, seat, NULL, 0 };
-
-	return gen_all(&g);
+	return engine_generate(gen_all, pos, seat, NULL) != 0;
 }
 
 /* ---- parsing ---- */
 
-static int is_file(int ch)
-{
-	ch = tolower(ch);
-	return ch >= 'a' && ch <= 'j';
-}
-
-/* Whether p starts with a square: a file letter and a digit. */
-static int looks_like_square(const char *p)
-{
-	return is_file((unsigned char)p[0]) && isdigit((unsigned char)p[1]);
-}
-
-static int scan_square(const char **pp, int *r, int *f, const char *what, rules_error *err)
-{
-	const char *p = *pp;
-	int rank = 0;
-
-	if (!is_file((unsigned char)*p)) {
-		if (isalpha((unsigned char)*p))
-			return rules_fail(err, RULES_E_PARSE,
-					  "'%c' is not a file: a square is a file a-j and a rank 1-10, such as e2 (expected %s)",
-					  *p, what);
-		return notation_unexpected(p, what, err);
-	}
-	*f = tolower((unsigned char)*p) - 'a';
-	p++;
-	if (!isdigit((unsigned char)*p))
-		return notation_unexpected(p, "a rank 1-10 after the file letter", err);
-	while (isdigit((unsigned char)*p) && rank < 1000)
-		rank = rank * 10 + (*p++ - '0');
-	if (rank < 1 || rank > SIZE || isdigit((unsigned char)*p))
-		return rules_fail(err, RULES_E_PARSE, "there is no rank %d: ranks run from 1 to 10", rank);
-	*r = rank - 1;
-	*pp = notation_skip_space(p);
-	return 0;
-}
+/* Squares as the notation names them: files a-j, ranks 1-10. */
+static const square_names squares = { SIZE, SIZE, "e2", "", "", 0 };
 
 static int is_castle_o(char ch)
 {
 	return ch == 'O' || ch == 'o' || ch == '0';
 }
 
-/* The grammar of spec 8.1, nothing about the position. */
+/* The grammar of docs/rules/complex-allegiance.md, Writing moves; nothing about the position. */
 static int scan(const char *text, scanned *s, rules_error *err)
 {
 	const char *p;
-	size_t len;
 	int rc;
 
 	memset(s, 0, sizeof *s);
-	if (!text)
-		return rules_fail(err, RULES_E_PARSE, "no move given");
-	len = strnlen(text, 2 * RULES_TEXT_MAX + 1);
-	if (len > 2 * RULES_TEXT_MAX)
-		return rules_fail(err, RULES_E_PARSE, "the move is too long");
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)text[i] >= 0x80)
-			return rules_fail(err, RULES_E_PARSE, "the move may contain only ASCII characters");
-
+	if ((rc = notation_check_text(text, "move", err)))
+		return rc;
 	p = notation_skip_space(text);
 	if (is_castle_o(*p)) {
 		int n = 1;
@@ -791,7 +716,7 @@ static int scan(const char *text, scanned *s, rules_error *err)
 		int up = toupper((unsigned char)*p);
 		if (is_piece_type(up)) {
 			const char *q = notation_skip_space(p + 1);
-			if (looks_like_square(q)) {
+			if (square_name_at(&squares, q)) {
 				s->letter = (char)up;
 				p = q;
 			} else if (up != 'B') {
@@ -801,11 +726,11 @@ static int scan(const char *text, scanned *s, rules_error *err)
 						  *p);
 			}
 		}
-		if ((rc = scan_square(&p, &s->fr, &s->ff, "the square the piece moves from", err)))
+		if ((rc = square_scan(&squares, &p, &s->fr, &s->ff, "the square the piece moves from", err)))
 			return rc;
 		if (*p == '-' || *p == 'x' || *p == 'X' || *p == ':')
 			p = notation_skip_space(p + 1);
-		if ((rc = scan_square(&p, &s->tr, &s->tf, "the square the piece moves to", err)))
+		if ((rc = square_scan(&squares, &p, &s->tr, &s->tf, "the square the piece moves to", err)))
 			return rc;
 		if (*p == '=' || *p == '/') {
 			p = notation_skip_space(p + 1);
@@ -861,15 +786,18 @@ static int ca_parse(const rules_position *pos, int seat, const char *text, rules
 		return rc;
 	if ((rc = check_move(pos, seat, &s, &m, err)))
 		return rc;
-	put_move(move, &m, seat);
+	engine_pack(move, &m, sizeof m, seat);
 	return 0;
 }
 
 /* ---- the rules_game functions ---- */
 
-static void set_start(rules_position *p)
+static int ca_start(const char *options, rules_position **out, rules_error *err)
 {
-	memset(p, 0, sizeof *p);
+	rules_position *p = engine_start(options, "Complex Allegiance Chess", sizeof *p, out, err);
+
+	if (!p)
+		return RULES_E_DATA;
 	for (int r = 0; r < SIZE; r++)
 		for (int f = 0; f < SIZE; f++) {
 			int owner, type;
@@ -880,15 +808,6 @@ static void set_start(rules_position *p)
 			p->board[r][f].unmoved = type == 'K' || type == 'R' || type == 'P';
 		}
 	p->to_move = NORTH;
-}
-
-static int ca_start(const char *options, rules_position **out, rules_error *err)
-{
-	*out = NULL;
-	if (rules_no_options(options, "Complex Allegiance Chess", err))
-		return RULES_E_DATA;
-	*out = xmalloc(sizeof **out);
-	set_start(*out);
 	return 0;
 }
 
@@ -914,13 +833,12 @@ static size_t ca_format(const rules_position *pos, const rules_move *move, char 
 {
 	ca_move m;
 	char tmp[32], a[4], b[4];
-	size_t len;
 
 	(void)pos;
 	if (!size)
 		return 0;
 	buf[0] = 0;
-	get_move(move, &m);
+	engine_unpack(move, &m, sizeof m);
 	if (!well_formed(&m))
 		return 0;
 	if (m.special == CASTLE_SHORT || m.special == CASTLE_LONG) {
@@ -928,46 +846,17 @@ static size_t ca_format(const rules_position *pos, const rules_move *move, char 
 	} else {
 		char letter[2] = { m.type == 'P' ? 0 : (char)m.type, 0 };
 		char promo[3] = { m.promo ? '=' : 0, (char)m.promo, 0 };
-		snprintf(tmp, sizeof tmp, "%s%s%c%s%s", letter, sq(a, m.fr, m.ff), m.capture ? 'x' : '-',
-			 sq(b, m.tr, m.tf), promo);
+		snprintf(tmp, sizeof tmp, "%s%s%c%s%s", letter, square_name(a, m.fr, m.ff), m.capture ? 'x' : '-',
+			 square_name(b, m.tr, m.tf), promo);
 	}
-	len = strlen(tmp);
-	if (len >= size)
-		len = size - 1;
-	memcpy(buf, tmp, len);
-	buf[len] = 0;
-	return len;
+	return engine_text_out(tmp, buf, size);
 }
 
 static size_t ca_legal_moves(const rules_position *pos, int seat, rules_move_list *out)
 {
-	gen g = { pos, seat, out, 0 };
-
 	if (pos->over || seat != pos->to_move)
 		return 0;
-	gen_all(&g);
-	return g.count;
-}
-
-/* No move is ever partial: a promotion is listed once per piece. */
-static size_t ca_continuations(const rules_position *pos, const rules_move *partial,
-			       rules_move_list *out)
-{
-	(void)pos;
-	(void)partial;
-	(void)out;
-	return 0;
-}
-
-/* Append "; part" (or "part" first) to the note. */
-static void note_add(rules_outcome *outcome, const char *part)
-{
-	size_t len;
-
-	if (!outcome)
-		return;
-	len = strlen(outcome->note);
-	snprintf(outcome->note + len, sizeof outcome->note - len, "%s%s", len ? "; " : "", part);
+	return engine_generate(gen_all, pos, seat, out);
 }
 
 static int ca_apply(rules_position *pos, const rules_move *move, const rules_dice *dice,
@@ -977,7 +866,7 @@ static int ca_apply(rules_position *pos, const rules_move *move, const rules_dic
 	scanned s;
 	square mover, victim;
 	int seat = move->seat, rc, passes;
-	char part[80], a[4];
+	char a[4];
 
 	(void)dice;     /* no dice in this game */
 	if (outcome)
@@ -986,7 +875,7 @@ static int ca_apply(rules_position *pos, const rules_move *move, const rules_dic
 		return rc;
 	if (move->partial)
 		return rules_fail(err, RULES_E_INCOMPLETE, "a partial move cannot be applied");
-	get_move(move, &m);
+	engine_unpack(move, &m, sizeof m);
 	if (!well_formed(&m))
 		return rules_fail(err, RULES_E_ILLEGAL, "malformed move");
 	memset(&s, 0, sizeof s);
@@ -1009,8 +898,7 @@ static int ca_apply(rules_position *pos, const rules_move *move, const rules_dic
 		const ep_right *e = find_ep(pos, m.tr, m.tf);
 		victim = pos->board[e->r2][e->f2];
 		memset(&pos->board[e->r2][e->f2], 0, sizeof(square));
-		snprintf(part, sizeof part, "en passant, removes %s", sq(a, e->r2, e->f2));
-		note_add(outcome, part);
+		engine_note(outcome, "en passant, removes %s", square_name(a, e->r2, e->f2));
 		ep_forget(pos, -1, e->r2, e->f2);
 	}
 	if (m.special == CASTLE_SHORT || m.special == CASTLE_LONG) {
@@ -1024,11 +912,9 @@ static int ca_apply(rules_position *pos, const rules_move *move, const rules_dic
 	mover.unmoved = 0;
 	if (m.promo) {
 		mover.type = m.promo;
-		if (mover.owner >= NSEATS) {
-			snprintf(part, sizeof part, "shared %s %s", group_names[mover.owner - NSEATS],
-				 piece_name(m.promo));
-			note_add(outcome, part);
-		}
+		if (mover.owner >= NSEATS)
+			engine_note(outcome, "shared %s %s", group_names[mover.owner - NSEATS],
+				    piece_name(m.promo));
 	}
 	pos->board[m.tr][m.tf] = mover;
 
@@ -1056,28 +942,26 @@ static int ca_apply(rules_position *pos, const rules_move *move, const rules_dic
 		pos->loser = victim.owner;
 		pos->to_move = -1;
 		pos->nep = 0;
-		snprintf(part, sizeof part, "captures %s's King: %s wins", seat_names[victim.owner],
-			 seat_names[seat]);
-		note_add(outcome, part);
+		engine_note(outcome, "captures %s's King: %s wins", seat_names[victim.owner],
+			    seat_names[seat]);
 		return 0;
 	}
 
-	/* The next seat with a legal move; the others pass (house 11). */
+	/* The next seat with a legal move; the others pass (house ruling 11). */
 	for (passes = 0; passes < NSEATS; passes++) {
 		int next = (seat + 1 + passes) % NSEATS;
 		if (has_legal_move(pos, next)) {
 			pos->to_move = next;
 			break;
 		}
-		snprintf(part, sizeof part, "%s passes", seat_names[next]);
-		note_add(outcome, part);
+		engine_note(outcome, "%s passes", seat_names[next]);
 		ep_forget(pos, next, -1, -1);
 	}
 	if (passes == NSEATS) {
 		pos->over = OVER_DRAW;
 		pos->to_move = -1;
 		pos->nep = 0;
-		note_add(outcome, "nobody can move: draw, all four share 2nd");
+		engine_note(outcome, "nobody can move: draw, all four share 2nd");
 	}
 	return 0;
 }
@@ -1088,7 +972,7 @@ static unsigned ca_turn(const rules_position *pos)
 }
 
 /* "South 1st, East and West share 2nd, North 4th". */
-static void places(int winner, int loser, char *buf, size_t size)
+static void standings(int winner, int loser, char *buf, size_t size)
 {
 	int others[2], n = 0;
 
@@ -1113,7 +997,7 @@ static void ca_result(const rules_position *pos, rules_result *out)
 	memset(out, 0, sizeof *out);
 	if (pos->over == OVER_KING) {
 		set_ranks(out, pos->winner, pos->loser);
-		places(pos->winner, pos->loser, pl, sizeof pl);
+		standings(pos->winner, pos->loser, pl, sizeof pl);
 		snprintf(out->summary, sizeof out->summary, "%s wins: %s's King captured (%s)",
 			 seat_names[pos->winner], seat_names[pos->loser], pl);
 	} else if (pos->over == OVER_DRAW) {
@@ -1128,7 +1012,7 @@ static void ca_result(const rules_position *pos, rules_result *out)
 }
 
 /* Resigning counts as the resigner's King being captured by the opposite
- * player (house 12). */
+ * player (house ruling 12). */
 static void ca_resign_result(const rules_position *pos, int seat, rules_result *out)
 {
 	char pl[80];
@@ -1138,7 +1022,7 @@ static void ca_resign_result(const rules_position *pos, int seat, rules_result *
 	if (seat < 0 || seat >= NSEATS)
 		return;
 	set_ranks(out, opposite(seat), seat);
-	places(opposite(seat), seat, pl, sizeof pl);
+	standings(opposite(seat), seat, pl, sizeof pl);
 	snprintf(out->summary, sizeof out->summary, "%s wins: %s resigned (%s)",
 		 seat_names[opposite(seat)], seat_names[seat], pl);
 }
@@ -1201,7 +1085,7 @@ static char *ca_serialize(const rules_position *pos)
 	for (int i = 0; i < pos->nep; i++) {
 		const ep_right *e = &pos->ep[i];
 		len += (size_t)snprintf(s + len, cap - len, "%s%s%s=", i ? "," : "",
-					sq(a, e->r1, e->f1), sq(b, e->r2, e->f2));
+					square_name(a, e->r1, e->f1), square_name(b, e->r2, e->f2));
 		for (int t = 0; t < NSEATS; t++)
 			if (e->holders & (1u << t))
 				s[len++] = seat_letters[t];
@@ -1216,7 +1100,7 @@ static char *ca_serialize(const rules_position *pos)
 
 static int bad_data(rules_error *err, const char *what)
 {
-	return rules_fail(err, RULES_E_DATA, "corrupt Complex Allegiance Chess position: %s", what);
+	return engine_corrupt(err, "Complex Allegiance Chess", what);
 }
 
 static int seat_of_letter(char ch)
@@ -1435,7 +1319,7 @@ static void ca_view(const rules_position *pos, rules_view *out)
 			rules_cell *cell = &out->cell[r][f];
 			const square *c = &pos->board[r][f];
 			cell->owner = -1;
-			snprintf(cell->name, sizeof cell->name, "%c%d", 'a' + f, r + 1);
+			square_name(cell->name, r, f);
 			if (is_corner(r, f)) {
 				strcpy(cell->kind, "off");
 				continue;
@@ -1465,11 +1349,11 @@ static void ca_gesture(const rules_position *pos, const rules_move *move, rules_
 
 	(void)pos;
 	memset(out, 0, sizeof *out);
-	get_move(move, &m);
+	engine_unpack(move, &m, sizeof m);
 	if (!well_formed(&m))
 		return;
-	sq(out->at[0], m.fr, m.ff);
-	sq(out->at[1], m.tr, m.tf);
+	square_name(out->at[0], m.fr, m.ff);
+	square_name(out->at[1], m.tr, m.tf);
 	out->n = 2;
 	if (m.special == CASTLE_SHORT || m.special == CASTLE_LONG)
 		snprintf(out->choice, sizeof out->choice, "castle");
@@ -1505,12 +1389,12 @@ const rules_game rules_complex_allegiance = {
 		"each of the four choices as a move of its own.",
 	.draw_rank = 2,
 	.start = ca_start,
-	.free_position = rules_free_flat,
+	.free_position = engine_free_flat,
 	.clone = ca_clone,
 	.parse = ca_parse,
 	.format = ca_format,
 	.legal_moves = ca_legal_moves,
-	.continuations = ca_continuations,
+	.continuations = engine_no_continuations,      /* a promotion is listed once per piece */
 	.apply = ca_apply,
 	.turn = ca_turn,
 	.result = ca_result,

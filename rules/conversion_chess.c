@@ -1,7 +1,10 @@
 /* conversion_chess.c - the rules of Conversion Chess (four tiers of pieces; captures displace,
- * assimilate or convert; drops; one-tier promotion), as the spec conversion-chess.md rules them. */
+ * assimilate or convert; drops; one-tier promotion), as docs/rules/conversion-chess.md tells them. */
+#include "duel.h"
+#include "engine.h"
 #include "notation.h"
 #include "rules.h"
+#include "square_names.h"
 #include "xalloc.h"
 
 #include <assert.h>
@@ -13,14 +16,14 @@
 
 /*
  * Squares are held 0-based inside: board[r][f] with r = rank - 1 (r 0 is rank 1, White's back
- * rank) and f = file - 'a'. Every message and text shows them as the spec writes them, "e4".
+ * rank) and f = file - 'a'. Every message and text shows them as the notation writes them, "e4".
  */
 enum { SIZE = 9, WHITE = 0, BLACK = 1 };
 
 #define TAG "cc1:"
 
 /*
- * ==== HOUSE SETUP (spec section 4; house ruling 1) ====
+ * ==== HOUSE SETUP (docs/rules/conversion-chess.md, Starting position; house ruling 1) ====
  * The published setup is lost: this starting position is invented by the house. It is the board
  * part of a position text (see cc_serialize): rank 9 first, files a to i in each rank, upper case
  * White, lower case Black, '.' an empty square. Both hands start empty; White moves first.
@@ -32,7 +35,8 @@ static const char house_setup[] =
 
 /*
  * A piece is a set of movement powers, one bit each, in the fixed order compounds are written in
- * (spec 5.0, house ruling 20): B R G P S A D N, then K (never part of a compound).
+ * (docs/rules/conversion-chess.md, The pieces and their tiers; house ruling 20): B R G P S A D N,
+ * then K (never part of a compound).
  */
 enum {
 	PW_B = 0x001, PW_R = 0x002, PW_G = 0x004, PW_P = 0x008, PW_S = 0x010,
@@ -54,7 +58,8 @@ static const char hand_letters[] = "ANDPSG";
  * start has 44. A position text may hold at most this many, which keeps every hand count small. */
 #define MAX_UNITS 99
 
-/* The capture table of spec 6.2: [captor tier - 1][captive tier - 1], methods as bits. */
+/* The capture table (docs/rules/conversion-chess.md, Capturing), indexed [captor tier - 1]
+ * [captive tier - 1], methods as bits. */
 enum { M_DISP = 1, M_ASSIM = 2, M_ATTACK = 4 };
 static const unsigned char capture_table[4][4] = {
 	/* captive:  First  Second  Third  Fourth */
@@ -74,10 +79,7 @@ typedef struct square {
 struct rules_position {
 	square board[SIZE][SIZE];
 	unsigned char hand[2][NHAND];   /* counts, by hand_letters */
-	int to_move;                    /* WHITE or BLACK; after the last move, the loser */
-	int over;
-	int winner;
-	int reason;
+	duel_state duel;                /* WHITE or BLACK to move; the result, with a REASON_* */
 };
 
 enum { KIND_MOVE = 1, KIND_DROP, KIND_PROMOTE };
@@ -109,20 +111,6 @@ static const char *const zone_names[] = { "White's zone (ranks 7-9)", "Black's z
 static const char *const forward_names[] = { "toward rank 9", "toward rank 1" };
 static const char *const tier_names[] = { "", "First Tier", "Second Tier", "Third Tier", "Fourth Tier" };
 
-/* The raw bytes have no declared struct type; copy rather than cast so the access is clean under
- * strict aliasing. */
-static void get_move(const rules_move *move, cc_move *m)
-{
-	memcpy(m, move->raw, sizeof *m);
-}
-
-static void put_move(rules_move *move, const cc_move *m, int seat)
-{
-	memset(move, 0, sizeof *move);
-	memcpy(move->raw, m, sizeof *m);
-	move->seat = seat;
-}
-
 static unsigned move_powers(const cc_move *m)
 {
 	return (unsigned)m->pw_lo | (unsigned)m->pw_hi << 8;
@@ -139,13 +127,6 @@ static void set_move_powers(cc_move *m, unsigned powers)
 static int on_board(int r, int f)
 {
 	return r >= 0 && r < SIZE && f >= 0 && f < SIZE;
-}
-
-/* "e4". */
-static const char *sq(char buf[4], int r, int f)
-{
-	snprintf(buf, 4, "%c%d", 'a' + (f & 15), (r & 15) + 1);
-	return buf;
 }
 
 static int in_zone(int seat, int r)
@@ -195,7 +176,8 @@ static int count_powers(unsigned powers)
 	return n;
 }
 
-/* Spec 5.0: a compound (two or more powers) is Fourth Tier. */
+/* A compound (two or more powers) is Fourth Tier (docs/rules/conversion-chess.md, The pieces and
+ * their tiers). */
 static int tier_of(unsigned powers)
 {
 	if (!is_single(powers))
@@ -207,7 +189,8 @@ static int tier_of(unsigned powers)
 	return 3;
 }
 
-/* The pieces a piece may promote to, NULL when it never promotes (spec 6.4, house 12-13). */
+/* The pieces a piece may promote to, NULL when it never promotes (docs/rules/conversion-chess.md,
+ * Promotion; house rulings 12-13). */
 static const char *promotions(unsigned powers)
 {
 	if (!is_single(powers) || powers == PW_K)
@@ -219,7 +202,7 @@ static const char *promotions(unsigned powers)
 	return NULL;
 }
 
-/* The hand pieces a displaced power may become, NULL when it goes unchanged (house 10). */
+/* The hand pieces a displaced power may become, NULL when it goes unchanged (house ruling 10). */
 static const char *demotions(unsigned bit)
 {
 	if (bit & (PW_B | PW_R))
@@ -308,8 +291,9 @@ static void slide(const rules_position *pos, int r, int f, const int (*dirs)[2],
 /*
  * The squares a piece with these powers, owned by owner and standing on (r,f), reaches: where it
  * may move if the square is empty or holds an enemy piece it may take, and which it attacks
- * (spec 6.3, house 7): leap targets, unblocked lame-Knight targets, step targets, and each
- * slider line up to and including its first occupied square.
+ * (docs/rules/conversion-chess.md, Capturing; house ruling 7): leap targets, unblocked
+ * lame-Knight targets, step targets, and each slider line up to and including its first occupied
+ * square.
  */
 static void reach_map(const rules_position *pos, int r, int f, unsigned powers, int owner, sqmap map)
 {
@@ -342,7 +326,7 @@ static void reach_map(const rules_position *pos, int r, int f, unsigned powers, 
 	if (powers & PW_N)
 		for (int d = 0; d < 8; d++) {
 			int dr = knight[d][0], df = knight[d][1];
-			/* The first square: the orthogonal neighbour toward the long leg (house 9). */
+			/* The first square: the orthogonal neighbour toward the long leg (house ruling 9). */
 			int mr = r + (abs(dr) == 2 ? dr / 2 : 0), mf = f + (abs(df) == 2 ? df / 2 : 0);
 			if (on_board(r + dr, f + df) && !pos->board[mr][mf].powers)
 				map[r + dr][f + df] = 1;
@@ -403,8 +387,8 @@ static int movement_fault(const rules_position *pos, int seat, int fr, int ff, i
 
 	if (!err)
 		return RULES_E_ILLEGAL;
-	sq(s1, fr, ff);
-	sq(s2, tr, tf);
+	square_name(s1, fr, ff);
+	square_name(s2, tr, tf);
 	piece_name(powers, name);
 	for (int i = 0; i < NPOWERS; i++) {
 		int br = 0, bf = 0;
@@ -413,7 +397,7 @@ static int movement_fault(const rules_position *pos, int seat, int fr, int ff, i
 		if (power_reaches(pos, seat, 1u << i, fr, ff, tr, tf, &br, &bf) < 0)
 			return rules_fail(err, RULES_E_ILLEGAL,
 					  "the %s on %s cannot move to %s: the %s move is blocked at %s%s",
-					  name, s1, s2, power_names[i], sq(s3, br, bf),
+					  name, s1, s2, power_names[i], square_name(s3, br, bf),
 					  (1u << i) == PW_N ? " (the Knight is lame)" : "");
 	}
 	if (is_single(powers)) {
@@ -446,72 +430,38 @@ static int movement_fault(const rules_position *pos, int seat, int fr, int ff, i
 
 /* ---- end of game ---- */
 
-typedef struct gen {
-	const rules_position *pos;
-	int seat;
-	rules_move_list *out;   /* NULL: only find out whether any move exists */
-	size_t count;
-} gen;
-
-static int gen_all(gen *g);
+static int gen_all(engine_gen *g);
 
 static int has_legal_move(const rules_position *pos, int seat)
 {
-	gen g = { pos, seat, NULL, 0 };
-
-	return gen_all(&g);
+	return engine_generate(gen_all, pos, seat, NULL) != 0;
 }
 
-/*
- * Whether the game has ended, and how. Besides the stored result this catches a position (built
- * by hand) whose side to move has no legal move: that side has lost (house 18).
- */
-static int ended(const rules_position *pos, int *winner, int *reason)
-{
-	if (pos->over) {
-		*winner = pos->winner;
-		*reason = pos->reason;
-		return 1;
-	}
-	if (!has_legal_move(pos, pos->to_move)) {
-		*winner = 1 - pos->to_move;
-		*reason = REASON_NOMOVE;
-		return 1;
-	}
-	return 0;
-}
+/* A side to move without a legal move has lost (house ruling 18). */
+static const duel_reason reasons[] = {
+	[REASON_KING] = { "king", "King captured" }, [REASON_CONVERTED] = { "converted", "King converted" },
+	[REASON_NOMOVE] = { "nomove", NULL },
+};
+static const duel_rules two_seats = {
+	"Conversion Chess", seat_names, "WB", reasons, 4, REASON_NOMOVE, has_legal_move,
+};
 
 static int check_turn(const rules_position *pos, int seat, rules_error *err)
 {
-	int winner, reason;
-
-	if (ended(pos, &winner, &reason))
-		return rules_fail(err, RULES_E_OVER, "the game is over");
-	if (seat != WHITE && seat != BLACK)
-		return rules_fail(err, RULES_E_TURN, "Conversion Chess has no seat %d", seat);
-	if (seat != pos->to_move)
-		return rules_fail(err, RULES_E_TURN, "it is not your turn: %s is to move",
-				  seat_names[pos->to_move]);
-	return 0;
+	return duel_check_turn(&two_seats, pos, &pos->duel, seat, err);
 }
 
 /* ---- move generation ---- */
 
-static int push(gen *g, const cc_move *m)
+static int push(engine_gen *g, const cc_move *m)
 {
-	rules_move rm;
-
-	g->count++;
-	if (!g->out)
-		return 1;
-	put_move(&rm, m, g->seat);
-	rules_move_list_push(g->out, &rm);
-	return 0;
+	return engine_push(g, m, sizeof *m, 0);
 }
 
-/* The move, then its variants with a promotion after it when one is possible (spec 6.4): the
- * move begins or ends in the zone, and the piece, post (its powers after the move), promotes. */
-static int push_with_after(gen *g, const cc_move *m, unsigned post)
+/* The move, then its variants with a promotion after it when one is possible
+ * (docs/rules/conversion-chess.md, Promotion): the move begins or ends in the zone, and the
+ * piece, post (its powers after the move), promotes. */
+static int push_with_after(engine_gen *g, const cc_move *m, unsigned post)
 {
 	const char *up = promotions(post);
 
@@ -530,7 +480,7 @@ static int push_with_after(gen *g, const cc_move *m, unsigned post)
 }
 
 /* Displacement of captive: every combination of demotion choices, from component k on. */
-static int push_demotions(gen *g, cc_move *m, unsigned captive, unsigned post, int from_bit, int k)
+static int push_demotions(engine_gen *g, cc_move *m, unsigned captive, unsigned post, int from_bit, int k)
 {
 	for (int i = from_bit; i < NPOWERS; i++) {
 		const char *choices = demotions(1u << i);
@@ -552,7 +502,7 @@ static int push_demotions(gen *g, cc_move *m, unsigned captive, unsigned post, i
  * Every move of the piece of powers orig on (r,f), moving with powers moving (orig, or the piece
  * it became by a promotion before the move, letter promo). Returns 1 to stop.
  */
-static int gen_from(gen *g, int r, int f, unsigned orig, unsigned moving, int promo)
+static int gen_from(engine_gen *g, int r, int f, unsigned orig, unsigned moving, int promo)
 {
 	const rules_position *pos = g->pos;
 	sqmap map;
@@ -607,7 +557,7 @@ static int gen_from(gen *g, int r, int f, unsigned orig, unsigned moving, int pr
 }
 
 /* Every legal move of g->seat, whoever's turn it is. Returns 1 when stopped early. */
-static int gen_all(gen *g)
+static int gen_all(engine_gen *g)
 {
 	const rules_position *pos = g->pos;
 	int seat = g->seat, empty = 0;
@@ -682,42 +632,8 @@ typedef struct scanned {
 	part p[2];
 } scanned;
 
-static int is_file(int ch)
-{
-	ch = tolower(ch);
-	return ch >= 'a' && ch <= 'i';
-}
-
-/* Whether p starts with a square: a file letter and a digit. */
-static int looks_like_square(const char *p)
-{
-	return is_file((unsigned char)p[0]) && isdigit((unsigned char)p[1]);
-}
-
-static int scan_square(const char **pp, int *r, int *f, const char *what, rules_error *err)
-{
-	const char *p = *pp;
-	int rank = 0;
-
-	if (!is_file((unsigned char)*p)) {
-		if (isalpha((unsigned char)*p))
-			return rules_fail(err, RULES_E_PARSE,
-					  "'%c' is not a file: a square is a file a-i and a rank 1-9, such as e4 (expected %s)",
-					  *p, what);
-		return notation_unexpected(p, what, err);
-	}
-	*f = tolower((unsigned char)*p) - 'a';
-	p++;
-	if (!isdigit((unsigned char)*p))
-		return notation_unexpected(p, "a rank 1-9 after the file letter", err);
-	while (isdigit((unsigned char)*p) && rank < 1000)
-		rank = rank * 10 + (*p++ - '0');
-	if (rank < 1 || rank > SIZE || isdigit((unsigned char)*p))
-		return rules_fail(err, RULES_E_PARSE, "there is no rank %d: ranks run from 1 to 9", rank);
-	*r = rank - 1;
-	*pp = p;
-	return 0;
-}
+/* Squares as the notation names them: files a-i, ranks 1-9. */
+static const square_names squares = { SIZE, SIZE, "e4", "", "", 0 };
 
 /* A piece letter at p, as a power; a parse error otherwise. */
 static int scan_letter(const char *p, unsigned *power, const char *what, rules_error *err)
@@ -750,7 +666,7 @@ static int method_word(const char *p, size_t *len)
 	return 0;
 }
 
-/* One part: a move, a promotion or a drop (spec 8.1). */
+/* One part: a move, a promotion or a drop (docs/rules/conversion-chess.md, Writing moves). */
 static int scan_part(const char **pp, part *w, rules_error *err)
 {
 	const char *p = notation_skip_space(*pp);
@@ -781,15 +697,15 @@ static int scan_part(const char **pp, part *w, rules_error *err)
 			w->kind = PART_DROP;
 			w->letter = (char)toupper((unsigned char)*p);
 			p = notation_skip_space(q + 1);
-			if ((rc = scan_square(&p, &w->tr, &w->tf, "the square to drop on", err)))
+			if ((rc = square_scan(&squares, &p, &w->tr, &w->tf, "the square to drop on", err)))
 				return rc;
 			*pp = notation_skip_space(p);
 			return 0;
 		}
-		if (power_of((unsigned char)*p) && looks_like_square(q)) {
+		if (power_of((unsigned char)*p) && square_name_at(&squares, q)) {
 			w->piece = power_of((unsigned char)*p);
 			p = q;
-		} else if (!is_file((unsigned char)*p)) {
+		} else if (!square_is_file(&squares, (unsigned char)*p)) {
 			if (power_of((unsigned char)*p))
 				return rules_fail(err, RULES_E_PARSE,
 						  "the piece letter '%c' must be followed by the square the piece stands on, such as e4",
@@ -799,7 +715,7 @@ static int scan_part(const char **pp, part *w, rules_error *err)
 					  *p);
 		}
 	}
-	if ((rc = scan_square(&p, &w->fr, &w->ff, "a square, such as e3 in e3-e4", err)))
+	if ((rc = square_scan(&squares, &p, &w->fr, &w->ff, "a square, such as e3 in e3-e4", err)))
 		return rc;
 	p = notation_skip_space(p);
 	if (*p == '=') {
@@ -813,7 +729,7 @@ static int scan_part(const char **pp, part *w, rules_error *err)
 	}
 	if (*p == '-' || *p == 'x' || *p == 'X')
 		p = notation_skip_space(p + 1);
-	if ((rc = scan_square(&p, &w->tr, &w->tf, "the square the piece moves to", err)))
+	if ((rc = square_scan(&squares, &p, &w->tr, &w->tf, "the square the piece moves to", err)))
 		return rc;
 	w->kind = PART_MOVE;
 	p = notation_skip_space(p);
@@ -849,24 +765,16 @@ static int scan_part(const char **pp, part *w, rules_error *err)
 	return 0;
 }
 
-/* The grammar of spec 8.1, nothing about the position. */
+/* The grammar of docs/rules/conversion-chess.md, Writing moves; nothing about the position. */
 static int scan(const char *text, scanned *s, rules_error *err)
 {
 	part parts[MAX_PARTS];
 	int n = 0, promos = 0, moves = 0, drops = 0, rc;
 	const char *p;
-	size_t len;
 
 	memset(s, 0, sizeof *s);
-	if (!text)
-		return rules_fail(err, RULES_E_PARSE, "no move given");
-	len = strnlen(text, 2 * RULES_TEXT_MAX + 1);
-	if (len > 2 * RULES_TEXT_MAX)
-		return rules_fail(err, RULES_E_PARSE, "the move is too long");
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)text[i] >= 0x80)
-			return rules_fail(err, RULES_E_PARSE, "the move may contain only ASCII characters");
-
+	if ((rc = notation_check_text(text, "move", err)))
+		return rc;
 	p = text;
 	for (;;) {
 		if (n == MAX_PARTS)
@@ -912,7 +820,7 @@ static int own_piece(const rules_position *pos, int seat, int r, int f, unsigned
 	const square *c = &pos->board[r][f];
 	char s[4], a[32], b[32];
 
-	sq(s, r, f);
+	square_name(s, r, f);
 	if (!c->powers)
 		return rules_fail(err, RULES_E_ILLEGAL, "there is no piece on %s", s);
 	if (c->owner != seat)
@@ -926,7 +834,8 @@ static int own_piece(const rules_position *pos, int seat, int r, int f, unsigned
 	return 0;
 }
 
-/* Whether a piece of these powers may promote to letter (spec 6.4); the zone is the caller's. */
+/* Whether a piece of these powers may promote to letter (docs/rules/conversion-chess.md,
+ * Promotion); the zone is the caller's. */
 static int promotion_check(unsigned powers, int letter, const char *where, rules_error *err)
 {
 	const char *up = promotions(powers);
@@ -955,12 +864,13 @@ static int zone_fault(int seat, const char *what, int r, int f, rules_error *err
 	char s[4];
 
 	return rules_fail(err, RULES_E_ILLEGAL, "%s needs the piece in %s, and %s is outside it",
-			  what, zone_names[seat], sq(s, r, f));
+			  what, zone_names[seat], square_name(s, r, f));
 }
 
 /*
  * The movement part: the piece of seat moving with powers moving from (w->fr,w->ff) to
- * (w->tr,w->tf), and the capture written in w (spec 6.2). Fills the movement fields of m.
+ * (w->tr,w->tf), and the capture written in w (docs/rules/conversion-chess.md, Capturing). Fills
+ * the movement fields of m.
  */
 static int check_movement(const rules_position *pos, int seat, unsigned moving, const part *w,
 			  cc_move *m, rules_error *err)
@@ -971,8 +881,8 @@ static int check_movement(const rules_position *pos, int seat, unsigned moving, 
 	int allowed, method, n = 0, ct, vt;
 	unsigned comps[MAX_DEMOTE];
 
-	sq(s1, w->fr, w->ff);
-	sq(s2, w->tr, w->tf);
+	square_name(s1, w->fr, w->ff);
+	square_name(s2, w->tr, w->tf);
 	if (w->fr == w->tr && w->ff == w->tf)
 		return rules_fail(err, RULES_E_ILLEGAL, "a move must go to another square");
 	reach_map(pos, w->fr, w->ff, moving, seat, map);
@@ -994,7 +904,7 @@ static int check_movement(const rules_position *pos, int seat, unsigned moving, 
 	}
 	m->capture = 1;
 	if (t->powers == PW_K)
-		return 0;       /* a written method is accepted and ignored (house 17) */
+		return 0;       /* a written method is accepted and ignored (house ruling 17) */
 
 	ct = tier_of(moving);
 	vt = tier_of(t->powers);
@@ -1074,7 +984,7 @@ static int check_drop(const rules_position *pos, int seat, const part *w, cc_mov
 	int i = hand_index(w->letter);
 	char s[4], name[32];
 
-	sq(s, w->tr, w->tf);
+	square_name(s, w->tr, w->tf);
 	if (i < 0)
 		return rules_fail(err, RULES_E_ILLEGAL,
 				  "a %s is never in a hand: hands hold only A, N, D, P, S and G",
@@ -1100,7 +1010,7 @@ static int check_in_place(const rules_position *pos, int seat, const part *w, cc
 
 	if ((rc = own_piece(pos, seat, w->fr, w->ff, w->piece, 0, &powers, err)))
 		return rc;
-	snprintf(where, sizeof where, "on %s", sq(s, w->fr, w->ff));
+	snprintf(where, sizeof where, "on %s", square_name(s, w->fr, w->ff));
 	if ((rc = promotion_check(powers, w->letter, where, err)))
 		return rc;
 	if (!in_zone(seat, w->fr))
@@ -1113,7 +1023,7 @@ static int check_in_place(const rules_position *pos, int seat, const part *w, cc
 	return 0;
 }
 
-/* Promotion before moving: a in place, then the move b with the new powers (house 14). */
+/* Promotion before moving: a in place, then the move b with the new powers (house ruling 14). */
 static int check_before(const rules_position *pos, int seat, const part *a, const part *b,
 			cc_move *m, rules_error *err)
 {
@@ -1121,11 +1031,11 @@ static int check_before(const rules_position *pos, int seat, const part *a, cons
 	char s1[4], s2[4], where[8];
 	int rc;
 
-	sq(s1, a->fr, a->ff);
+	square_name(s1, a->fr, a->ff);
 	if (a->fr != b->fr || a->ff != b->ff)
 		return rules_fail(err, RULES_E_ILLEGAL,
 				  "a promotion before a move is written on the square the piece moves from: %s is promoted, but the move starts on %s",
-				  s1, sq(s2, b->fr, b->ff));
+				  s1, square_name(s2, b->fr, b->ff));
 	if ((rc = own_piece(pos, seat, a->fr, a->ff, a->piece, 0, &powers, err)))
 		return rc;
 	snprintf(where, sizeof where, "on %s", s1);
@@ -1144,7 +1054,8 @@ static int check_before(const rules_position *pos, int seat, const part *a, cons
 	return 0;
 }
 
-/* Promotion after moving: the move a, then b on its destination (spec 6.4). */
+/* Promotion after moving: the move a, then b on its destination (docs/rules/conversion-chess.md,
+ * Promotion). */
 static int check_after(const rules_position *pos, int seat, const part *a, const part *b,
 		       cc_move *m, rules_error *err)
 {
@@ -1156,11 +1067,11 @@ static int check_after(const rules_position *pos, int seat, const part *a, const
 	if ((rc = own_piece(pos, seat, a->fr, a->ff, a->piece, 0, &powers, err))
 	    || (rc = check_movement(pos, seat, powers, a, m, err)))
 		return rc;
-	sq(s1, a->tr, a->tf);
+	square_name(s1, a->tr, a->tf);
 	if (b->fr != a->tr || b->ff != a->tf)
 		return rules_fail(err, RULES_E_ILLEGAL,
 				  "a promotion after a move is written on the square the piece moved to (%s), not %s",
-				  s1, sq(s2, b->fr, b->ff));
+				  s1, square_name(s2, b->fr, b->ff));
 	if (m->capture && t->powers == PW_K)
 		return rules_fail(err, RULES_E_ILLEGAL,
 				  "nothing may follow the capture of the King: the game ends with it");
@@ -1226,7 +1137,7 @@ static int cc_parse(const rules_position *pos, int seat, const char *text, rules
 		return rc;
 	if ((rc = check_text(pos, seat, &s, &m, err)))
 		return rc;
-	put_move(move, &m, seat);
+	engine_pack(move, &m, sizeof m, seat);
 	return 0;
 }
 
@@ -1234,21 +1145,21 @@ static int cc_parse(const rules_position *pos, int seat, const char *text, rules
 
 static int read_position(const char *text, rules_position *pos, rules_error *err);
 
+/* The house setup, both hands empty, White to move. */
 static int cc_start(const char *options, rules_position **out, rules_error *err)
 {
-	rules_position pos;
+	rules_position *p = engine_start(options, "Conversion Chess", sizeof *p, out, err);
 	char text[sizeof TAG + sizeof house_setup + 16];
 	int rc;
 
-	*out = NULL;
-	if (rules_no_options(options, "Conversion Chess", err))
+	if (!p)
 		return RULES_E_DATA;
 	snprintf(text, sizeof text, "%s%s:-:-:W:-", TAG, house_setup);
-	if ((rc = read_position(text, &pos, err)))
-		return rc;
-	*out = xmalloc(sizeof **out);
-	**out = pos;
-	return 0;
+	if ((rc = read_position(text, p, err))) {
+		engine_free_flat(p);
+		*out = NULL;
+	}
+	return rc;
 }
 
 static rules_position *cc_clone(const rules_position *pos)
@@ -1335,9 +1246,10 @@ static void to_scanned(const cc_move *m, scanned *s)
 }
 
 /*
- * Canonical text (spec 8.1): the piece always written (upper case, compounds in parentheses in
- * the fixed order), '-' or 'x', the method word for every capture but the King's, the demotion
- * list in parentheses, parts separated by " / ", drops as X*sq.
+ * Canonical text (docs/rules/conversion-chess.md, Writing moves): the piece always written
+ * (upper case, compounds in parentheses in the fixed order), '-' or 'x', the method word for
+ * every capture but the King's, the demotion list in parentheses, parts separated by " / ",
+ * drops as X*sq.
  */
 static size_t cc_format(const rules_position *pos, const rules_move *move, char *buf, size_t size)
 {
@@ -1349,15 +1261,15 @@ static size_t cc_format(const rules_position *pos, const rules_move *move, char 
 	if (!size)
 		return 0;
 	buf[0] = 0;
-	get_move(move, &m);
+	engine_unpack(move, &m, sizeof m);
 	if (!well_formed(&m))
 		return 0;
 	switch (m.kind) {
 	case KIND_DROP:
-		snprintf(tmp, sizeof tmp, "%c*%s", m.drop, sq(a, m.tr, m.tf));
+		snprintf(tmp, sizeof tmp, "%c*%s", m.drop, square_name(a, m.tr, m.tf));
 		break;
 	case KIND_PROMOTE:
-		snprintf(tmp, sizeof tmp, "%s%s=%c", piece_text(move_powers(&m), pt), sq(a, m.fr, m.ff),
+		snprintf(tmp, sizeof tmp, "%s%s=%c", piece_text(move_powers(&m), pt), square_name(a, m.fr, m.ff),
 			 m.promo);
 		break;
 	default:
@@ -1373,69 +1285,33 @@ static size_t cc_format(const rules_position *pos, const rules_move *move, char 
 		}
 		if (m.when == WHEN_BEFORE)
 			len = (size_t)snprintf(tmp, sizeof tmp, "%s%s=%c / ",
-					       piece_text(move_powers(&m), pt), sq(a, m.fr, m.ff), m.promo);
+					       piece_text(move_powers(&m), pt), square_name(a, m.fr, m.ff), m.promo);
 		len += (size_t)snprintf(tmp + len, sizeof tmp - len, "%s%s%c%s%s",
 					m.when == WHEN_BEFORE ? piece_text(power_of(m.promo), pt)
 					: piece_text(move_powers(&m), pt),
-					sq(a, m.fr, m.ff), m.capture ? 'x' : '-', sq(b, m.tr, m.tf), method);
+					square_name(a, m.fr, m.ff), m.capture ? 'x' : '-',
+					square_name(b, m.tr, m.tf), method);
 		if (m.when == WHEN_AFTER)
 			snprintf(tmp + len, sizeof tmp - len, " / %s%s=%c", piece_text(move_powers(&m), pt),
-				 sq(b, m.tr, m.tf), m.promo);
+				 square_name(b, m.tr, m.tf), m.promo);
 		break;
 	}
-	len = strlen(tmp);
-	if (len >= size)
-		len = size - 1;
-	memcpy(buf, tmp, len);
-	buf[len] = 0;
-	return len;
+	return engine_text_out(tmp, buf, size);
 }
 
 static size_t cc_legal_moves(const rules_position *pos, int seat, rules_move_list *out)
 {
-	gen g = { pos, seat, out, 0 };
-	int winner, reason;
-
-	if (seat != pos->to_move || ended(pos, &winner, &reason))
+	if (!duel_to_move(&two_seats, pos, &pos->duel, seat))
 		return 0;
-	gen_all(&g);
-	return g.count;
+	return engine_generate(gen_all, pos, seat, out);
 }
 
-/* No move is ever partial: every choice is listed as a complete move of its own. */
-static size_t cc_continuations(const rules_position *pos, const rules_move *partial,
-			       rules_move_list *out)
-{
-	(void)pos;
-	(void)partial;
-	(void)out;
-	return 0;
-}
-
-/* Append "; part" (or "part" first) to the note. */
-static void note_add(rules_outcome *outcome, const char *part)
-{
-	size_t len;
-
-	if (!outcome)
-		return;
-	len = strlen(outcome->note);
-	snprintf(outcome->note + len, sizeof outcome->note - len, "%s%s", len ? "; " : "", part);
-}
-
-static void game_over(rules_position *pos, int winner, int reason)
-{
-	pos->over = 1;
-	pos->winner = winner;
-	pos->reason = reason;
-	pos->to_move = 1 - winner;
-}
-
-/* Steps 1-5 of spec 6.1 for a move on the board. Returns 1 when the game ended. */
+/* Steps 1-5 of a turn (docs/rules/conversion-chess.md, What happens in a turn) for a move on the
+ * board. Returns 1 when the game ended. */
 static int do_move(rules_position *pos, const cc_move *m, int seat, rules_outcome *outcome)
 {
 	square mover = pos->board[m->fr][m->ff], victim = pos->board[m->tr][m->tf];
-	char part[RULES_NOTE_MAX + 64], list[RULES_NOTE_MAX], pt[16], a[4];
+	char list[RULES_NOTE_MAX], pt[16], a[4];
 	size_t len = 0;
 	sqmap map;
 	int tier, king = 0;
@@ -1445,13 +1321,12 @@ static int do_move(rules_position *pos, const cc_move *m, int seat, rules_outcom
 	memset(&pos->board[m->fr][m->ff], 0, sizeof(square));
 	if (m->capture && victim.powers == PW_K) {
 		pos->board[m->tr][m->tf] = mover;
-		game_over(pos, seat, REASON_KING);
-		snprintf(part, sizeof part, "King captured \u2014 %s wins", seat_names[seat]);
-		note_add(outcome, part);
+		duel_finish(&pos->duel, seat, REASON_KING);
+		engine_note(outcome, "King captured \u2014 %s wins", seat_names[seat]);
 		return 1;
 	}
 	if (m->capture && m->method == M_DISP) {
-		/* Every power to the captor's hand, demoted (house 10). */
+		/* Every power to the captor's hand, demoted (house ruling 10). */
 		int k = 0;
 		list[0] = 0;
 		for (int i = 0; i < NPOWERS; i++) {
@@ -1462,19 +1337,18 @@ static int do_move(rules_position *pos, const cc_move *m, int seat, rules_outcom
 			pos->hand[seat][hand_index(letter)]++;
 			len += (size_t)snprintf(list + len, sizeof list - len, "%s%c", len ? ", " : "", letter);
 		}
-		snprintf(part, sizeof part, "to hand: %s", list);
-		note_add(outcome, part);
+		engine_note(outcome, "to hand: %s", list);
 	} else if (m->capture) {
 		unsigned now = mover.powers | victim.powers;
 		if (now != mover.powers) {
-			snprintf(part, sizeof part, "becomes %s", piece_text(now, pt));
-			note_add(outcome, part);
+			engine_note(outcome, "becomes %s", piece_text(now, pt));
 		}
 		mover.powers = (unsigned short)now;
 	}
 	pos->board[m->tr][m->tf] = mover;
 
-	/* Conversions by attacking (spec 6.3), simultaneous: the map is taken before any change. */
+	/* Conversions by attacking (docs/rules/conversion-chess.md, Capturing), simultaneous: the map
+	 * is taken before any change. */
 	tier = tier_of(mover.powers);
 	reach_map(pos, m->tr, m->tf, mover.powers, seat, map);
 	len = 0;
@@ -1486,25 +1360,21 @@ static int do_move(rules_position *pos, const cc_move *m, int seat, rules_outcom
 			    || !(capture_table[tier - 1][tier_of(c->powers) - 1] & M_ATTACK))
 				continue;
 			len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
-						sq(a, r, f));
+						square_name(a, r, f));
 			if (c->powers == PW_K) {
-				/* Converting the King captures it: it leaves the board (house 17). */
+				/* Converting the King captures it: it leaves the board (house ruling 17). */
 				memset(c, 0, sizeof *c);
 				king = 1;
 			} else {
 				c->owner = (unsigned char)seat;
 			}
 		}
-	if (len) {
-		if (king)
-			snprintf(part, sizeof part, "converts %s: King converted \u2014 %s wins", list,
-				 seat_names[seat]);
-		else
-			snprintf(part, sizeof part, "converts %s", list);
-		note_add(outcome, part);
-	}
+	if (len && king)
+		engine_note(outcome, "converts %s: King converted \u2014 %s wins", list, seat_names[seat]);
+	else if (len)
+		engine_note(outcome, "converts %s", list);
 	if (king) {
-		game_over(pos, seat, REASON_CONVERTED);
+		duel_finish(&pos->duel, seat, REASON_CONVERTED);
 		return 1;
 	}
 	if (m->when == WHEN_AFTER)
@@ -1518,7 +1388,6 @@ static int cc_apply(rules_position *pos, const rules_move *move, const rules_dic
 	cc_move m, canon;
 	scanned s;
 	int seat = move->seat, rc;
-	char part[RULES_NOTE_MAX];
 
 	(void)dice;     /* no dice in this game */
 	if (outcome)
@@ -1527,7 +1396,7 @@ static int cc_apply(rules_position *pos, const rules_move *move, const rules_dic
 		return rc;
 	if (move->partial)
 		return rules_fail(err, RULES_E_INCOMPLETE, "a partial move cannot be applied");
-	get_move(move, &m);
+	engine_unpack(move, &m, sizeof m);
 	if (!well_formed(&m))
 		return rules_fail(err, RULES_E_ILLEGAL, "malformed move");
 	to_scanned(&m, &s);
@@ -1551,41 +1420,23 @@ static int cc_apply(rules_position *pos, const rules_move *move, const rules_dic
 			return 0;
 		break;
 	}
-	pos->to_move = 1 - seat;
-	if (!has_legal_move(pos, pos->to_move)) {
-		game_over(pos, seat, REASON_NOMOVE);
-		snprintf(part, sizeof part, "%s has no legal move \u2014 %s wins", seat_names[1 - seat],
-			 seat_names[seat]);
-		note_add(outcome, part);
+	pos->duel.to_move = 1 - seat;
+	if (!has_legal_move(pos, pos->duel.to_move)) {
+		duel_finish(&pos->duel, seat, REASON_NOMOVE);
+		engine_note(outcome, "%s has no legal move \u2014 %s wins", seat_names[1 - seat],
+			    seat_names[seat]);
 	}
 	return 0;
 }
 
 static unsigned cc_turn(const rules_position *pos)
 {
-	int winner, reason;
-
-	return ended(pos, &winner, &reason) ? 0 : 1u << pos->to_move;
+	return duel_turn(&two_seats, pos, &pos->duel);
 }
 
 static void cc_result(const rules_position *pos, rules_result *out)
 {
-	int winner, reason;
-
-	memset(out, 0, sizeof *out);
-	if (!ended(pos, &winner, &reason)) {
-		snprintf(out->summary, sizeof out->summary, "%s to move", seat_names[pos->to_move]);
-		return;
-	}
-	out->over = 1;
-	out->rank[winner] = 1;
-	out->rank[1 - winner] = 2;
-	if (reason == REASON_NOMOVE)
-		snprintf(out->summary, sizeof out->summary, "%s wins: %s has no legal move",
-			 seat_names[winner], seat_names[1 - winner]);
-	else
-		snprintf(out->summary, sizeof out->summary, "%s wins: King %s", seat_names[winner],
-			 reason == REASON_CONVERTED ? "converted" : "captured");
+	duel_result(&two_seats, pos, &pos->duel, out);
 }
 
 /*
@@ -1603,17 +1454,6 @@ static void cc_result(const rules_position *pos, rules_result *out)
  * left the board) or "nomove" (the loser had no legal move). The start position is
  *   cc1:dnsgkgsnd/.ra...ab./ppppppppp/........./........./........./PPPPPPPPP/.BA...AR./DNSGKGSND:-:-:W:-
  */
-static const char *const result_text[] = {
-	"-", "W:king", "W:converted", "W:nomove", "B:king", "B:converted", "B:nomove",
-};
-
-static int result_index(const rules_position *pos)
-{
-	if (!pos->over)
-		return 0;
-	return 1 + 3 * pos->winner + (pos->reason - REASON_KING);
-}
-
 static char *cc_serialize(const rules_position *pos)
 {
 	size_t cap = sizeof TAG + SIZE * SIZE * 12 + 2 * (MAX_UNITS + 2) + 32, len = 0;
@@ -1644,14 +1484,13 @@ static char *cc_serialize(const rules_position *pos)
 			s[len++] = '-';
 		s[len++] = ':';
 	}
-	snprintf(s + len, cap - len, "%c:%s", pos->to_move == WHITE ? 'W' : 'B',
-		 result_text[result_index(pos)]);
+	duel_write(&two_seats, &pos->duel, s + len, cap - len);
 	return s;
 }
 
 static int bad_data(rules_error *err, const char *what)
 {
-	return rules_fail(err, RULES_E_DATA, "corrupt Conversion Chess position: %s", what);
+	return engine_corrupt(err, "Conversion Chess", what);
 }
 
 /* One square of the position text: '.', a letter, or a compound in parentheses. */
@@ -1696,7 +1535,7 @@ static int read_square(const char **pp, square *c, rules_error *err)
 static int read_position(const char *text, rules_position *pos, rules_error *err)
 {
 	const char *p;
-	int kings[2] = { 0, 0 }, units = 0, res = -1, rc;
+	int kings[2] = { 0, 0 }, units = 0, rc;
 
 	if (!text || strncmp(text, TAG, strlen(TAG)) != 0)
 		return rules_fail(err, RULES_E_DATA, "not a Conversion Chess position");
@@ -1738,30 +1577,18 @@ static int read_position(const char *text, rules_position *pos, rules_error *err
 	}
 	if (units > MAX_UNITS)
 		return bad_data(err, "too many pieces");
-	if ((*p != 'W' && *p != 'B') || p[1] != ':')
-		return bad_data(err, "bad side to move");
-	pos->to_move = *p == 'W' ? WHITE : BLACK;
-	p += 2;
-	for (int i = 0; i < (int)(sizeof result_text / sizeof result_text[0]); i++)
-		if (strcmp(p, result_text[i]) == 0)
-			res = i;
-	if (res < 0)
-		return bad_data(err, "bad result");
-	if (res > 0) {
-		pos->over = 1;
-		pos->winner = (res - 1) / 3;
-		pos->reason = REASON_KING + (res - 1) % 3;
-		if (pos->to_move != 1 - pos->winner)
-			return bad_data(err, "the finished game's side to move is not the loser");
-	}
+	if ((rc = duel_read(&two_seats, p, &pos->duel)))
+		return bad_data(err, rc == DUEL_BAD_TO_MOVE ? "bad side to move" : "bad result");
+	if (pos->duel.over && pos->duel.to_move != 1 - pos->duel.winner)
+		return bad_data(err, "the finished game's side to move is not the loser");
 
-	/* Consistency: one King each, except the one just taken (house 17, "only one King"). */
+	/* Consistency: one King each, except the one just taken (house ruling 17, "only one King"). */
 	for (int seat = 0; seat < 2; seat++) {
-		int want = pos->over && pos->reason != REASON_NOMOVE && seat != pos->winner ? 0 : 1;
+		int want = pos->duel.over && pos->duel.reason != REASON_NOMOVE && seat != pos->duel.winner ? 0 : 1;
 		if (kings[seat] != want)
 			return bad_data(err, "wrong number of Kings");
 	}
-	if (pos->over && pos->reason == REASON_NOMOVE && has_legal_move(pos, pos->to_move))
+	if (pos->duel.over && pos->duel.reason == REASON_NOMOVE && has_legal_move(pos, pos->duel.to_move))
 		return bad_data(err, "the loser by lack of moves has a legal move");
 	return 0;
 }
@@ -1819,7 +1646,7 @@ static void cc_view(const rules_position *pos, rules_view *out)
 			const square *c = &pos->board[r][f];
 			char pt[16], full[16], *letters = pt;
 			size_t n;
-			sq(cell->name, r, f);
+			square_name(cell->name, r, f);
 			cell->owner = -1;
 			if (!c->powers)
 				continue;
@@ -1909,24 +1736,24 @@ static void cc_gesture(const rules_position *pos, const rules_move *move, rules_
 	unsigned captive;
 
 	memset(out, 0, sizeof *out);
-	get_move(move, &m);
+	engine_unpack(move, &m, sizeof m);
 	if (!well_formed(&m) || (move->seat != WHITE && move->seat != BLACK))
 		return;
 	switch (m.kind) {
 	case KIND_DROP:
 		snprintf(out->at[0], sizeof out->at[0], "@%d:%s", move->seat,
 			 hand_entry(pos, move->seat, hand_index(m.drop), entry));
-		sq(out->at[1], m.tr, m.tf);
+		square_name(out->at[1], m.tr, m.tf);
 		out->n = 2;
 		return;
 	case KIND_PROMOTE:
-		sq(out->at[0], m.fr, m.ff);
+		square_name(out->at[0], m.fr, m.ff);
 		out->n = 1;
 		snprintf(out->choice, sizeof out->choice, "promote to %c", m.promo);
 		return;
 	}
-	sq(out->at[0], m.fr, m.ff);
-	sq(out->at[1], m.tr, m.tf);
+	square_name(out->at[0], m.fr, m.ff);
+	square_name(out->at[1], m.tr, m.tf);
 	out->n = 2;
 	if (m.when == WHEN_BEFORE)
 		snprintf(before, sizeof before, "promote to %c first", m.promo);
@@ -1977,12 +1804,12 @@ const rules_game rules_conversion_chess = {
 		"part: alone (Pe7=R), before the move (Ac7=S / Sc7-d6) or after it (Pe6-e7 / Pe7=B). "
 		"A drop is written like S*e5.",
 	.start = cc_start,
-	.free_position = rules_free_flat,
+	.free_position = engine_free_flat,
 	.clone = cc_clone,
 	.parse = cc_parse,
 	.format = cc_format,
 	.legal_moves = cc_legal_moves,
-	.continuations = cc_continuations,
+	.continuations = engine_no_continuations,      /* every choice is listed as a move of its own */
 	.apply = cc_apply,
 	.turn = cc_turn,
 	.result = cc_result,

@@ -1,5 +1,7 @@
 /* cyvasse.c - the rules of Nine-Tile Cyvasse (88 hexagonally connected squares, hidden tile setups,
- * engagement and armour), as the spec cyvasse.md rules them. */
+ * engagement and armour), as docs/rules/cyvasse.md tells them. */
+#include "duel.h"
+#include "engine.h"
 #include "notation.h"
 #include "rules.h"
 #include "xalloc.h"
@@ -13,10 +15,12 @@
 /*
  * Squares are numbered 0-87 inside, row by row from White's back row (row 1,
  * squares 0-7) to Black's back row (row 9, squares 80-87), and within a row
- * from letter a. So the index order is the spec's "row, then letter" order,
- * and the 180-degree rotation (Black's view of the same square) is 87 - s.
- * Geometry uses the spec's axial coordinates (x, y), computed on the fly.
- * Every message and text shows squares by name ("e4").
+ * from letter a. So the index order is the names' "row, then letter" order
+ * (docs/rules/cyvasse.md, The board and its coordinates), and the 180-degree
+ * rotation (Black's view of the same square) is 87 - s. Geometry uses axial
+ * coordinates (x, y), computed on the fly: a step east adds (1, 1), north-east
+ * (0, 1), north-west (-1, 0). Every message and text shows squares by name
+ * ("e4").
  */
 enum { NSQ = 88, WHITE = 0, BLACK = 1 };
 enum { OPEN = 0, MOUNTAIN = 1, WATER = 2 };
@@ -35,10 +39,7 @@ struct rules_position {
 	char board[NSQ];                /* 0 empty, else the piece letter (White upper case) */
 	int phase;                      /* PHASE_SETUP until both setups are in */
 	unsigned submitted;             /* setup phase: bit mask of the seats whose setup is in */
-	int to_move;                    /* play: WHITE or BLACK; after the last move, the loser */
-	int over;
-	int winner;
-	int reason;
+	duel_state duel;                /* play: WHITE or BLACK to move; the result, with a REASON_* */
 };
 
 /* Our move inside rules_move.raw. Unused bytes stay zero so that equal moves
@@ -58,20 +59,6 @@ typedef struct cy_move {
 static_assert(sizeof(cy_move) <= RULES_MOVE_BYTES, "cy_move must fit in rules_move.raw");
 
 static const char *const seat_names[] = { "White", "Black" };
-
-/* The raw bytes have no declared struct type; copy rather than cast so the
- * access is clean under strict aliasing. */
-static void get_move(const rules_move *move, cy_move *m)
-{
-	memcpy(m, move->raw, sizeof *m);
-}
-
-static void put_move(rules_move *move, const cy_move *m, int seat)
-{
-	memset(move, 0, sizeof *move);
-	memcpy(move->raw, m, sizeof *m);
-	move->seat = seat;
-}
 
 /* ---- geometry ---- */
 
@@ -246,21 +233,6 @@ static int kind_of(int letter)
 	return -1;
 }
 
-static int owner_of(char piece)
-{
-	return isupper((unsigned char)piece) ? WHITE : BLACK;
-}
-
-static char letter_of(char piece)
-{
-	return (char)toupper((unsigned char)piece);
-}
-
-static char as_seat(char letter, int seat)
-{
-	return seat == WHITE ? letter : (char)tolower((unsigned char)letter);
-}
-
 static const char *piece_name(char piece)
 {
 	int k = kind_of(piece);
@@ -270,7 +242,7 @@ static const char *piece_name(char piece)
 
 static const char *article(char piece)
 {
-	char l = letter_of(piece);
+	char l = duel_letter(piece);
 
 	return l == 'E' ? "an" : "a";
 }
@@ -290,7 +262,7 @@ static void zones(const rules_position *p, int seat, unsigned char zone[NSQ])
 	for (int s = 0; s < NSQ; s++) {
 		char pc = p->board[s];
 		int a, b;
-		if (!pc || letter_of(pc) != 'S' || owner_of(pc) == seat)
+		if (!pc || duel_letter(pc) != 'S' || duel_owner(pc) == seat)
 			continue;
 		a = step(s, seat == WHITE ? DIR_SE : DIR_NW);
 		b = step(s, seat == WHITE ? DIR_SW : DIR_NE);
@@ -303,22 +275,22 @@ static void zones(const rules_position *p, int seat, unsigned char zone[NSQ])
 
 static int opposing(const rules_position *p, int seat, int s)
 {
-	return p->board[s] && owner_of(p->board[s]) != seat;
+	return p->board[s] && duel_owner(p->board[s]) != seat;
 }
 
-/* ---- engagement, spec 5.0 ---- */
+/* ---- engagement: docs/rules/cyvasse.md, Engagement and capture ---- */
 
 /* Why the piece on a does not engage the opposing piece on t, or NULL when it does. */
 static const char *engage_fault(const rules_position *p, int a, int t)
 {
 	char pa = p->board[a], pt = p->board[t];
-	int sa = owner_of(pa), k = kind_of(pa), near_tower = 0, t_tower = 0, d, n, lo;
+	int sa = duel_owner(pa), k = kind_of(pa), near_tower = 0, t_tower = 0, d, n, lo;
 
 	if (p->terrain[a] == WATER)
 		return "it stands on water";
 	for (int i = 0; i < 6; i++) {
 		int s = step(a, i);
-		if (s >= 0 && p->board[s] && owner_of(p->board[s]) != sa && letter_of(p->board[s]) == 'W') {
+		if (s >= 0 && p->board[s] && duel_owner(p->board[s]) != sa && duel_letter(p->board[s]) == 'W') {
 			near_tower = 1;
 			t_tower |= s == t;
 		}
@@ -338,7 +310,7 @@ static const char *engage_fault(const rules_position *p, int a, int t)
 		int s = walk(a, d, i);
 		if (p->terrain[s] == MOUNTAIN)
 			return "a mountain is in the way";
-		if (p->board[s] && owner_of(p->board[s]) == owner_of(pt))
+		if (p->board[s] && duel_owner(p->board[s]) == duel_owner(pt))
 			return "a piece of the target's colour is in the way";
 	}
 	return NULL;
@@ -347,10 +319,10 @@ static const char *engage_fault(const rules_position *p, int a, int t)
 /* How many opposing pieces engage the piece on t, counting up to limit. */
 static int engagers(const rules_position *p, int t, int limit)
 {
-	int n = 0, st = owner_of(p->board[t]);
+	int n = 0, st = duel_owner(p->board[t]);
 
 	for (int a = 0; a < NSQ && n < limit; a++)
-		if (p->board[a] && owner_of(p->board[a]) != st && hex_dist(a, t) <= 4
+		if (p->board[a] && duel_owner(p->board[a]) != st && hex_dist(a, t) <= 4
 		    && !engage_fault(p, a, t))
 			n++;
 	return n;
@@ -371,14 +343,15 @@ static int sufficiently_engaged(const rules_position *p, int t)
 /* ---- normal moves ---- */
 
 /*
- * Shortest path lengths from a for the piece on it (spec 5.0): every square
- * entered is not a mountain and holds no opposing piece (the Dragon may pass
- * both), and only squares that are not zone squares are passed through.
+ * Shortest path lengths from a for the piece on it (docs/rules/cyvasse.md,
+ * Normal moves): every square entered is not a mountain and holds no opposing
+ * piece (the Dragon may pass both), and only squares that are not zone squares
+ * are passed through.
  * dist is 255 where nothing leads.
  */
 static void reach(const rules_position *p, int a, const unsigned char *zone, unsigned char dist[NSQ])
 {
-	int seat = owner_of(p->board[a]), k = kind_of(p->board[a]);
+	int seat = duel_owner(p->board[a]), k = kind_of(p->board[a]);
 	int allow = kinds[k].allowance, dragon = k == K_D;
 	int queue[NSQ], head = 0, tail = 0;
 
@@ -407,8 +380,9 @@ static int free_square(const rules_position *p, int s)
 	return s >= 0 && !p->board[s] && p->terrain[s] != MOUNTAIN;
 }
 
-/* The King's Tower jump from a over its own Tower to 'to' (spec 5.10): the
- * Tower's square when to is two squares away straight over one, else -1. */
+/* The King's Tower jump from a over its own Tower to 'to' (docs/rules/cyvasse.md,
+ * Special rules of the pieces): the Tower's square when to is two squares away
+ * straight over one, else -1. */
 static int jump_tower(const rules_position *p, int a, int to)
 {
 	int d, n, w;
@@ -416,7 +390,7 @@ static int jump_tower(const rules_position *p, int a, int to)
 	if (!in_line(a, to, &d, &n) || n != 2)
 		return -1;
 	w = step(a, d);
-	if (p->board[w] && letter_of(p->board[w]) == 'W' && owner_of(p->board[w]) == owner_of(p->board[a]))
+	if (p->board[w] && duel_letter(p->board[w]) == 'W' && duel_owner(p->board[w]) == duel_owner(p->board[a]))
 		return w;
 	return -1;
 }
@@ -471,8 +445,9 @@ static int check_normal(const rules_position *p, int a, int to, const unsigned c
 
 /*
  * Whether the piece on a may capture the opposing piece on t, apart from
- * engagement (spec 5.0-5.10). *end is where the capturer ends without a
- * continuation: t, or the Trebuchet's retreat square.
+ * engagement (docs/rules/cyvasse.md, Engagement and capture, and Special rules
+ * of the pieces). *end is where the capturer ends without a continuation: t,
+ * or the Trebuchet's retreat square.
  */
 static int check_capture_path(const rules_position *p, int seat, int a, int t, const unsigned char *zone,
 			      int *end, rules_error *err)
@@ -564,11 +539,12 @@ static int check_engaged(const rules_position *p, int t, rules_error *err)
 		return 0;
 	return rules_fail(err, RULES_E_ILLEGAL,
 			  "the %s %s on %s is not sufficiently engaged: %s armour needs %d engager%s, it has %d",
-			  seat_names[owner_of(pt)], piece_name(pt), sqname(A, t),
+			  seat_names[duel_owner(pt)], piece_name(pt), sqname(A, t),
 			  need == 2 ? "heavy" : "light", need, need == 1 ? "" : "s", have);
 }
 
-/* A Horse's continuation from the capture of t to e (spec 5.3). */
+/* A Horse's continuation from the capture of t to e (docs/rules/cyvasse.md, Special rules of
+ * the pieces). */
 static int check_continuation(const rules_position *p, int seat, int a, int t, int e,
 			      const unsigned char *zone, rules_error *err)
 {
@@ -608,21 +584,20 @@ static int check_continuation(const rules_position *p, int seat, int a, int t, i
 
 /* ---- move generation ---- */
 
+/* The common generator's state, and what every move of the seat is checked against, worked
+ * out once. */
 typedef struct gen {
-	const rules_position *pos;
-	int seat;
-	rules_move_list *out;   /* NULL: only find out whether any move exists */
-	size_t count;
-	unsigned char zone[NSQ];
+	engine_gen base;
+	unsigned char zone[NSQ];    /* the opponent's Spears zones */
 	signed char engaged[NSQ];   /* -1 not yet known, else sufficiently engaged 0/1 */
 } gen;
 
 static void gen_init(gen *g, const rules_position *pos, int seat, rules_move_list *out)
 {
 	memset(g, 0, sizeof *g);
-	g->pos = pos;
-	g->seat = seat;
-	g->out = out;
+	g->base.pos = pos;
+	g->base.seat = seat;
+	g->base.out = out;
 	zones(pos, seat, g->zone);
 	memset(g->engaged, -1, sizeof g->engaged);
 }
@@ -630,21 +605,14 @@ static void gen_init(gen *g, const rules_position *pos, int seat, rules_move_lis
 /* Records a move; returns 1 to stop (existence check). */
 static int emit(gen *g, const cy_move *m)
 {
-	rules_move rm;
-
-	g->count++;
-	if (!g->out)
-		return 1;
-	put_move(&rm, m, g->seat);
-	rules_move_list_push(g->out, &rm);
-	return 0;
+	return engine_push(&g->base, m, sizeof *m, 0);
 }
 
 static void normal_move(cy_move *m, char piece, int fr, int to)
 {
 	memset(m, 0, sizeof *m);
 	m->type = 'M';
-	m->piece = (unsigned char)letter_of(piece);
+	m->piece = (unsigned char)duel_letter(piece);
 	m->fr = (unsigned char)fr;
 	m->to = (unsigned char)to;
 	m->end = (unsigned char)to;
@@ -657,15 +625,16 @@ static void move_piece(rules_position *p, int fr, int to)
 	p->board[fr] = 0;
 }
 
-/* The Rabble double moves after the Rabble move first (spec 6.3). */
+/* The Rabble double moves after the Rabble move first (docs/rules/cyvasse.md, Special rules of
+ * the pieces). */
 static int gen_doubles(gen *g, const cy_move *first)
 {
-	rules_position after = *g->pos;
+	rules_position after = *g->base.pos;
 
 	move_piece(&after, first->fr, first->to);
 	for (int r = 0; r < NSQ; r++) {
 		char pc = after.board[r];
-		if (r == first->to || !pc || owner_of(pc) != g->seat || letter_of(pc) != 'R')
+		if (r == first->to || !pc || duel_owner(pc) != g->base.seat || duel_letter(pc) != 'R')
 			continue;
 		for (int d = 0; d < 6; d++) {
 			int to = step(r, d);
@@ -684,7 +653,7 @@ static int gen_doubles(gen *g, const cy_move *first)
 
 static int gen_normal(gen *g, int a)
 {
-	const rules_position *p = g->pos;
+	const rules_position *p = g->base.pos;
 	char pc = p->board[a];
 	int k = kind_of(pc);
 	unsigned char dist[NSQ];
@@ -699,7 +668,7 @@ static int gen_normal(gen *g, int a)
 		normal_move(&m, pc, a, s);
 		if (emit(g, &m))
 			return 1;
-		if (k == K_R && g->out && gen_doubles(g, &m))
+		if (k == K_R && g->base.out && gen_doubles(g, &m))
 			return 1;
 	}
 	if (k == K_K) {
@@ -717,7 +686,7 @@ static int gen_normal(gen *g, int a)
 
 static int gen_captures(gen *g, int a)
 {
-	const rules_position *p = g->pos;
+	const rules_position *p = g->base.pos;
 	char pc = p->board[a];
 	int k = kind_of(pc);
 
@@ -726,8 +695,8 @@ static int gen_captures(gen *g, int a)
 	for (int t = 0; t < NSQ; t++) {
 		int end, d, n;
 		cy_move m;
-		if (!opposing(p, g->seat, t) || !in_line(a, t, &d, &n) || n > 4
-		    || check_capture_path(p, g->seat, a, t, g->zone, &end, NULL))
+		if (!opposing(p, g->base.seat, t) || !in_line(a, t, &d, &n) || n > 4
+		    || check_capture_path(p, g->base.seat, a, t, g->zone, &end, NULL))
 			continue;
 		if (g->engaged[t] < 0)
 			g->engaged[t] = (signed char)sufficiently_engaged(p, t);
@@ -735,7 +704,7 @@ static int gen_captures(gen *g, int a)
 			continue;
 		memset(&m, 0, sizeof m);
 		m.type = 'X';
-		m.piece = (unsigned char)letter_of(pc);
+		m.piece = (unsigned char)duel_letter(pc);
 		m.fr = (unsigned char)a;
 		m.to = (unsigned char)t;
 		m.end = (unsigned char)end;
@@ -746,7 +715,7 @@ static int gen_captures(gen *g, int a)
 				int e = walk(t, d, j);
 				if (e < 0)
 					break;
-				if (check_continuation(p, g->seat, a, t, e, g->zone, NULL))
+				if (check_continuation(p, g->base.seat, a, t, e, g->zone, NULL))
 					continue;
 				m.end = (unsigned char)e;
 				if (emit(g, &m))
@@ -757,19 +726,19 @@ static int gen_captures(gen *g, int a)
 	return 0;
 }
 
-/* Every legal move of g->seat in play. Returns 1 when stopped early. */
+/* Every legal move of g->base.seat in play. Returns 1 when stopped early. */
 static int gen_all(gen *g)
 {
 	for (int a = 0; a < NSQ; a++) {
-		char pc = g->pos->board[a];
-		if (!pc || owner_of(pc) != g->seat)
+		char pc = g->base.pos->board[a];
+		if (!pc || duel_owner(pc) != g->base.seat)
 			continue;
 		if (gen_normal(g, a))
 			return 1;
 	}
 	for (int a = 0; a < NSQ; a++) {
-		char pc = g->pos->board[a];
-		if (!pc || owner_of(pc) != g->seat)
+		char pc = g->base.pos->board[a];
+		if (!pc || duel_owner(pc) != g->base.seat)
 			continue;
 		if (gen_captures(g, a))
 			return 1;
@@ -785,27 +754,30 @@ static int has_legal_move(const rules_position *pos, int seat)
 	return gen_all(&g);
 }
 
+/* Whether seat has a legal move; while the setups are being made, nobody is stuck. */
+static int can_move(const rules_position *pos, int seat)
+{
+	return pos->phase != PHASE_PLAY || has_legal_move(pos, seat);
+}
+
+static const duel_reason reasons[] = {
+	[REASON_KING] = { "king", "King captured" }, [REASON_NOMOVE] = { "nomove", NULL },
+};
+static const duel_rules two_seats = {
+	"Cyvasse", seat_names, "WB", reasons, 3, REASON_NOMOVE, can_move,
+};
+
 /*
  * Whether the game has ended, and how. Besides the stored result this
  * catches a position (built by hand) whose side to move has no move at all:
- * that side has lost (spec 7).
+ * that side has lost (docs/rules/cyvasse.md, Turns and the end of the game).
  */
 static int ended(const rules_position *pos, int *winner, int *reason)
 {
-	if (pos->over) {
-		*winner = pos->winner;
-		*reason = pos->reason;
-		return 1;
-	}
-	if (pos->phase == PHASE_PLAY && !has_legal_move(pos, pos->to_move)) {
-		*winner = 1 - pos->to_move;
-		*reason = REASON_NOMOVE;
-		return 1;
-	}
-	return 0;
+	return duel_ended(&two_seats, pos, &pos->duel, winner, reason);
 }
 
-/* ---- tiles and setups, spec 2.3 and 4.2 ---- */
+/* ---- tiles and setups: docs/rules/cyvasse.md, Terrain and tiles, and The setup phase ---- */
 
 /* Terrain of tiles 1-8 per face (A, B), positions TL TR BL BR. */
 static const char *const tile_faces[8][2] = {
@@ -902,8 +874,9 @@ static void slot_list(char *buf, size_t size, unsigned mask)
 }
 
 /*
- * Checks a written setup for seat (spec 6.1 validation) and builds its
- * canonical move. Every message talks only about the submitter's own setup.
+ * Checks a written setup for seat (docs/rules/cyvasse.md, The setup phase) and
+ * builds its canonical move. Every message talks only about the submitter's
+ * own setup.
  */
 static int validate_setup(const scanned_setup *s, int seat, cy_move *m, rules_error *err)
 {
@@ -1101,7 +1074,7 @@ static int scan_tail(const char *p, const char *what, rules_error *err)
 	return 0;
 }
 
-/* The grammar of spec 8.3, after the word "setup". */
+/* The grammar of a setup line (docs/rules/cyvasse.md, The setup phase), after the word "setup". */
 static int scan_setup(const char *p, scanned_setup *s, rules_error *err)
 {
 	int in_groups = 0;
@@ -1217,7 +1190,7 @@ static int scan_part(const char **pp, move_part *pt, rules_error *err)
 		if (kind_of(*p) < 0)
 			return rules_fail(err, RULES_E_PARSE,
 					  "'%c' is not a piece letter (R, S, L, H, E, C, T, D, W or K)", *p);
-		pt->piece = letter_of(*p);
+		pt->piece = duel_letter(*p);
 		p = q;
 	}
 	if ((rc = scan_square(&p, &pt->from, err)))
@@ -1239,7 +1212,7 @@ static int scan_part(const char **pp, move_part *pt, rules_error *err)
 	return 0;
 }
 
-/* The grammar of spec 8.1, nothing about the position. */
+/* The grammar of docs/rules/cyvasse.md, Writing moves; nothing about the position. */
 static int scan_move(const char *p, scanned *s, rules_error *err)
 {
 	int rc;
@@ -1275,9 +1248,9 @@ static int check_turn(const rules_position *pos, int seat, rules_error *err)
 	if (pos->phase == PHASE_SETUP)
 		return rules_fail(err, RULES_E_ILLEGAL,
 				  "no move can be made before both setups are in: send your setup line (or \"setup default\")");
-	if (seat != pos->to_move)
+	if (seat != pos->duel.to_move)
 		return rules_fail(err, RULES_E_TURN, "it is not your turn: %s is to move",
-				  seat_names[pos->to_move]);
+				  seat_names[pos->duel.to_move]);
 	return 0;
 }
 
@@ -1289,12 +1262,12 @@ static int check_mover(const rules_position *pos, int seat, const move_part *pt,
 	sqname(A, pt->from);
 	if (!pc)
 		return rules_fail(err, RULES_E_ILLEGAL, "there is no piece on %s", A);
-	if (owner_of(pc) != seat)
+	if (duel_owner(pc) != seat)
 		return rules_fail(err, RULES_E_ILLEGAL, "the %s on %s is %s's, not yours", piece_name(pc), A,
-				  seat_names[owner_of(pc)]);
-	if (pt->piece && pt->piece != letter_of(pc))
+				  seat_names[duel_owner(pc)]);
+	if (pt->piece && pt->piece != duel_letter(pc))
 		return rules_fail(err, RULES_E_ILLEGAL, "wrong letter: the piece on %s is %s %s (%c), not %s %s (%c)",
-				  A, article(pc), piece_name(pc), letter_of(pc), article(pt->piece),
+				  A, article(pc), piece_name(pc), duel_letter(pc), article(pt->piece),
 				  piece_name(pt->piece), pt->piece);
 	return 0;
 }
@@ -1310,7 +1283,7 @@ static int check_part(const rules_position *pos, int seat, const move_part *pt, 
 		return rc;
 	pc = pos->board[pt->from];
 	memset(m, 0, sizeof *m);
-	m->piece = (unsigned char)letter_of(pc);
+	m->piece = (unsigned char)duel_letter(pc);
 	m->fr = (unsigned char)pt->from;
 	m->to = (unsigned char)pt->to;
 	m->end = (unsigned char)pt->to;
@@ -1333,13 +1306,13 @@ static int check_part(const rules_position *pos, int seat, const move_part *pt, 
 	m->end = (unsigned char)end;
 	if (pt->end < 0)
 		return 0;
-	if (letter_of(pc) == 'T') {
+	if (duel_letter(pc) == 'T') {
 		if (pt->end != end)
 			return rules_fail(err, RULES_E_ILLEGAL, "the Trebuchet steps back to %s, not %s",
 					  sqname(A, end), sqname(B, pt->end));
 		return 0;
 	}
-	if (letter_of(pc) != 'L' && letter_of(pc) != 'H')
+	if (duel_letter(pc) != 'L' && duel_letter(pc) != 'H')
 		return rules_fail(err, RULES_E_ILLEGAL,
 				  "only a Horse may continue beyond the captured piece: the %s ends on %s",
 				  piece_name(pc), sqname(A, pt->to));
@@ -1374,7 +1347,7 @@ static int check_move(const rules_position *pos, int seat, const scanned *s, cy_
 	move_piece(&after, m->fr, m->to);
 	if ((rc = check_mover(&after, seat, &s->p[1], err)))
 		return rc;
-	if (letter_of(after.board[s->p[1].from]) != 'R')
+	if (duel_letter(after.board[s->p[1].from]) != 'R')
 		return rules_fail(err, RULES_E_ILLEGAL, "the second move must be made with a Rabble");
 	if (s->p[1].from == m->to)
 		return rules_fail(err, RULES_E_ILLEGAL,
@@ -1436,20 +1409,13 @@ static int cy_parse(const rules_position *pos, int seat, const char *text,
 		    rules_move *move, rules_error *err)
 {
 	const char *p;
-	size_t len;
 	cy_move m;
 	int rc, winner, reason;
 
 	memset(move, 0, sizeof *move);
 	move->seat = seat;
-	if (!text)
-		return rules_fail(err, RULES_E_PARSE, "no move given");
-	len = strnlen(text, 2 * RULES_TEXT_MAX + 1);
-	if (len > 2 * RULES_TEXT_MAX)
-		return rules_fail(err, RULES_E_PARSE, "the line is too long");
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)text[i] >= 0x80)
-			return rules_fail(err, RULES_E_PARSE, "the line may contain only ASCII characters");
+	if ((rc = notation_check_text(text, "line", err)))
+		return rc;
 	p = notation_skip_space(text);
 
 	if (word_is(p, "setup")) {
@@ -1466,7 +1432,7 @@ static int cy_parse(const rules_position *pos, int seat, const char *text,
 			default_setup(seat, &m);
 		else if ((rc = validate_setup(&s, seat, &m, err)))
 			return rc;
-		put_move(move, &m, seat);
+		engine_pack(move, &m, sizeof m, seat);
 		return 0;
 	}
 	if (word_is(p, "pass")) {
@@ -1485,25 +1451,20 @@ static int cy_parse(const rules_position *pos, int seat, const char *text,
 		if ((rc = check_move(pos, seat, &s, &m, err)))
 			return rc;
 	}
-	put_move(move, &m, seat);
+	engine_pack(move, &m, sizeof m, seat);
 	return 0;
 }
 
 /* ---- the rules_game functions ---- */
 
-static void set_start(rules_position *p)
-{
-	memset(p, 0, sizeof *p);
-	p->phase = PHASE_SETUP;
-}
-
+/* The setup phase, nothing on the board. */
 static int cy_start(const char *options, rules_position **out, rules_error *err)
 {
-	*out = NULL;
-	if (rules_no_options(options, "Cyvasse", err))
+	rules_position *p = engine_start(options, "Cyvasse", sizeof *p, out, err);
+
+	if (!p)
 		return RULES_E_DATA;
-	*out = xmalloc(sizeof **out);
-	set_start(*out);
+	p->phase = PHASE_SETUP;
 	return 0;
 }
 
@@ -1542,7 +1503,7 @@ static size_t cy_format(const rules_position *pos, const rules_move *move, char 
 	(void)pos;
 	if (!size)
 		return 0;
-	get_move(move, &m);
+	engine_unpack(move, &m, sizeof m);
 	buf[0] = 0;
 	if (m.type == 'S') {
 		scanned_setup ss;
@@ -1566,13 +1527,7 @@ static size_t cy_format(const rules_position *pos, const rules_move *move, char 
 			len += (size_t)snprintf(tmp + len, sizeof tmp - len, " / R%s-%s", sqname(A, m.fr2),
 						sqname(B, m.to2));
 	}
-	if (len >= sizeof tmp)
-		len = sizeof tmp - 1;
-	if (len >= size)
-		len = size - 1;
-	memcpy(buf, tmp, len);
-	buf[len] = 0;
-	return len;
+	return engine_text_out(tmp, buf, size);
 }
 
 static size_t cy_legal_moves(const rules_position *pos, int seat, rules_move_list *out)
@@ -1587,49 +1542,24 @@ static size_t cy_legal_moves(const rules_position *pos, int seat, rules_move_lis
 		cy_move m;
 		rules_move rm;
 		default_setup(seat, &m);
-		put_move(&rm, &m, seat);
+		engine_pack(&rm, &m, sizeof m, seat);
 		rules_move_list_push(out, &rm);
 		return 1;
 	}
-	if (seat != pos->to_move)
+	if (seat != pos->duel.to_move)
 		return 0;
 	gen_init(&g, pos, seat, out);
 	gen_all(&g);
-	return g.count;
-}
-
-static size_t cy_continuations(const rules_position *pos, const rules_move *partial,
-			       rules_move_list *out)
-{
-	(void)pos;
-	(void)partial;
-	(void)out;
-	return 0;       /* No move is ever partial. */
-}
-
-/* Append "; part" (or "part" first) to the note. */
-static void note_add(rules_outcome *outcome, const char *part)
-{
-	size_t len;
-
-	if (!outcome)
-		return;
-	len = strlen(outcome->note);
-	snprintf(outcome->note + len, sizeof outcome->note - len, "%s%s", len ? "; " : "", part);
+	return g.base.count;
 }
 
 static void end_if_stuck(rules_position *pos, int mover, rules_outcome *outcome)
 {
-	char part[120];
-
-	if (has_legal_move(pos, pos->to_move))
+	if (has_legal_move(pos, pos->duel.to_move))
 		return;
-	pos->over = 1;
-	pos->winner = mover;
-	pos->reason = REASON_NOMOVE;
-	snprintf(part, sizeof part, "%s has no legal move \xe2\x80\x94 %s wins",
-		 seat_names[pos->to_move], seat_names[mover]);
-	note_add(outcome, part);
+	duel_finish(&pos->duel, mover, REASON_NOMOVE);
+	engine_note(outcome, "%s has no legal move \xe2\x80\x94 %s wins", seat_names[pos->duel.to_move],
+		    seat_names[mover]);
 }
 
 static int apply_setup(rules_position *pos, const cy_move *m, int seat, const rules_dice *dice,
@@ -1637,7 +1567,6 @@ static int apply_setup(rules_position *pos, const cy_move *m, int seat, const ru
 {
 	int rc, other = 1 - seat, completes, roll = 0, winner, reason;
 	unsigned char terr[NSQ];
-	char part[120];
 
 	if (ended(pos, &winner, &reason))
 		return rules_fail(err, RULES_E_OVER, "the game is over");
@@ -1663,25 +1592,24 @@ static int apply_setup(rules_position *pos, const cy_move *m, int seat, const ru
 	}
 	for (int k = 0, n = 0; k < NKINDS; k++)
 		for (int i = 0; i < kinds[k].count; i++, n++)
-			pos->board[m->sq[n]] = as_seat(kinds[k].letter, seat);
+			pos->board[m->sq[n]] = duel_as_seat(kinds[k].letter, seat);
 	if (outcome)
 		outcome->secret = 1;
 	if (!completes) {
-		note_add(outcome, (pos->submitted >> seat) & 1u
-			 ? "setup replaced, hidden until both setups are in"
-			 : "setup accepted, hidden until both setups are in");
+		engine_note(outcome, "%s", (pos->submitted >> seat) & 1u
+			    ? "setup replaced, hidden until both setups are in"
+			    : "setup accepted, hidden until both setups are in");
 		pos->submitted |= 1u << seat;
 		return 0;
 	}
 	pos->phase = PHASE_PLAY;
 	pos->submitted = 0;
-	pos->to_move = roll <= 3 ? WHITE : BLACK;
+	pos->duel.to_move = roll <= 3 ? WHITE : BLACK;
 	if (outcome)
 		outcome->reveals = 1;
-	snprintf(part, sizeof part, "setups revealed; d6: %d \xe2\x80\x94 %s moves first", roll,
-		 seat_names[pos->to_move]);
-	note_add(outcome, part);
-	end_if_stuck(pos, 1 - pos->to_move, outcome);
+	engine_note(outcome, "setups revealed; d6: %d \xe2\x80\x94 %s moves first", roll,
+		    seat_names[pos->duel.to_move]);
+	end_if_stuck(pos, 1 - pos->duel.to_move, outcome);
 	return 0;
 }
 
@@ -1691,7 +1619,7 @@ static int cy_apply(rules_position *pos, const rules_move *move, const rules_dic
 	cy_move m, again;
 	scanned s;
 	int seat = move->seat, rc;
-	char victim, part[120];
+	char victim;
 
 	if (outcome) {
 		outcome->note[0] = 0;
@@ -1700,7 +1628,7 @@ static int cy_apply(rules_position *pos, const rules_move *move, const rules_dic
 	}
 	if (move->partial)
 		return rules_fail(err, RULES_E_INCOMPLETE, "a partial move cannot be applied");
-	get_move(move, &m);
+	engine_unpack(move, &m, sizeof m);
 	if (m.type == 'S') {
 		if (seat != WHITE && seat != BLACK)
 			return rules_fail(err, RULES_E_TURN, "Cyvasse has no seat %d", seat);
@@ -1725,58 +1653,42 @@ static int cy_apply(rules_position *pos, const rules_move *move, const rules_dic
 	}
 	if (m.two)
 		move_piece(pos, m.fr2, m.to2);
-	pos->to_move = 1 - seat;
+	pos->duel.to_move = 1 - seat;
 	if (victim) {
-		snprintf(part, sizeof part, "captures %c%c", owner_of(victim) == WHITE ? 'w' : 'b',
-			 letter_of(victim));
-		if (letter_of(victim) == 'K') {
-			pos->over = 1;
-			pos->winner = seat;
-			pos->reason = REASON_KING;
-			snprintf(part + strlen(part), sizeof part - strlen(part), " \xe2\x80\x94 %s wins",
-				 seat_names[seat]);
-			note_add(outcome, part);
+		char colour = duel_owner(victim) == WHITE ? 'w' : 'b';
+		if (duel_letter(victim) == 'K') {
+			duel_finish(&pos->duel, seat, REASON_KING);
+			engine_note(outcome, "captures %cK \xe2\x80\x94 %s wins", colour, seat_names[seat]);
 			return 0;
 		}
-		note_add(outcome, part);
+		engine_note(outcome, "captures %c%c", colour, duel_letter(victim));
 	}
 	end_if_stuck(pos, seat, outcome);
 	return 0;
 }
 
+/* Both seats act during the setup phase. */
 static unsigned cy_turn(const rules_position *pos)
 {
 	int winner, reason;
 
-	if (ended(pos, &winner, &reason))
-		return 0;
-	if (pos->phase == PHASE_SETUP)
+	if (pos->phase == PHASE_SETUP && !ended(pos, &winner, &reason))
 		return 3u;
-	return 1u << pos->to_move;
+	return duel_turn(&two_seats, pos, &pos->duel);
 }
 
 static void cy_result(const rules_position *pos, rules_result *out)
 {
 	int winner, reason;
 
-	memset(out, 0, sizeof *out);
-	if (!ended(pos, &winner, &reason)) {
-		if (pos->phase == PHASE_SETUP)
-			snprintf(out->summary, sizeof out->summary, "Setup: waiting for %s",
-				 pos->submitted == 0 ? "both setups" : pos->submitted & 1u
-				 ? "Black's setup" : "White's setup");
-		else
-			snprintf(out->summary, sizeof out->summary, "%s to move", seat_names[pos->to_move]);
+	if (pos->phase == PHASE_SETUP && !ended(pos, &winner, &reason)) {
+		memset(out, 0, sizeof *out);
+		snprintf(out->summary, sizeof out->summary, "Setup: waiting for %s",
+			 pos->submitted == 0 ? "both setups" : pos->submitted & 1u
+			 ? "Black's setup" : "White's setup");
 		return;
 	}
-	out->over = 1;
-	out->rank[winner] = 1;
-	out->rank[1 - winner] = 2;
-	if (reason == REASON_KING)
-		snprintf(out->summary, sizeof out->summary, "%s wins: King captured", seat_names[winner]);
-	else
-		snprintf(out->summary, sizeof out->summary, "%s wins: %s has no legal move",
-			 seat_names[winner], seat_names[1 - winner]);
+	duel_result(&two_seats, pos, &pos->duel, out);
 }
 
 /*
@@ -1821,18 +1733,14 @@ static char *cy_serialize(const rules_position *pos)
 		len += (size_t)snprintf(s + len, cap - len, "S%c%c:", pos->submitted & 1u ? 'W' : '-',
 					pos->submitted & 2u ? 'B' : '-');
 	else
-		len += (size_t)snprintf(s + len, cap - len, "%c:", pos->to_move == WHITE ? 'W' : 'B');
-	if (!pos->over)
-		snprintf(s + len, cap - len, "-");
-	else
-		snprintf(s + len, cap - len, "%c:%s", pos->winner == WHITE ? 'W' : 'B',
-			 pos->reason == REASON_KING ? "king" : "nomove");
+		len += (size_t)snprintf(s + len, cap - len, "%c:", two_seats.seat_letters[pos->duel.to_move]);
+	duel_write_result(&two_seats, &pos->duel, s + len, cap - len);
 	return s;
 }
 
 static int bad_data(rules_error *err, const char *what)
 {
-	return rules_fail(err, RULES_E_DATA, "corrupt Cyvasse position: %s", what);
+	return engine_corrupt(err, "Cyvasse", what);
 }
 
 /* Tries tiles for the used slots from index i on; see half_from_tiles. */
@@ -1856,7 +1764,8 @@ static int match_tiles(const rules_position *p, int seat, const int *slots, int 
 	return 0;
 }
 
-/* Whether seat's half holds a complete legal setup (spec 4.2), during the setup phase. */
+/* Whether seat's half holds a complete legal setup (docs/rules/cyvasse.md, The setup phase),
+ * during the setup phase. */
 static int half_is_setup(const rules_position *p, int seat)
 {
 	int count[NKINDS], kpos = -1, slots[8], n = 0;
@@ -1866,7 +1775,7 @@ static int half_is_setup(const rules_position *p, int seat)
 		if (half_of(s) != seat || !p->board[s])
 			continue;
 		count[kind_of(p->board[s])]++;
-		if (letter_of(p->board[s]) == 'K')
+		if (duel_letter(p->board[s]) == 'K')
 			for (int k = 0; k < 3; k++)
 				if (s == circle_square(seat, k))
 					kpos = k;
@@ -1889,7 +1798,7 @@ static int cy_deserialize(const char *text, rules_position **out, rules_error *e
 {
 	rules_position pos;
 	const char *p;
-	int count[2][NKINDS];
+	int count[2][NKINDS], rc;
 
 	*out = NULL;
 	if (!text || strncmp(text, TAG, strlen(TAG)) != 0)
@@ -1914,7 +1823,7 @@ static int cy_deserialize(const char *text, rules_position **out, rules_error *e
 						return bad_data(err, "bad square");
 					if (pos.terrain[sq] == MOUNTAIN)
 						return bad_data(err, "a piece on a mountain");
-					if (++count[owner_of(*p)][k] > kinds[k].count)
+					if (++count[duel_owner(*p)][k] > kinds[k].count)
 						return bad_data(err, "too many pieces of a kind");
 					pos.board[sq] = *p;
 				}
@@ -1936,7 +1845,7 @@ static int cy_deserialize(const char *text, rules_position **out, rules_error *e
 			if (h < 0 ? pos.board[s] != 0
 			    : !((pos.submitted >> h) & 1u) && (pos.board[s] || pos.terrain[s]))
 				return bad_data(err, "pieces or terrain outside the setups that are in");
-			if (pos.board[s] && owner_of(pos.board[s]) != h)
+			if (pos.board[s] && duel_owner(pos.board[s]) != h)
 				return bad_data(err, "a piece outside its own half during the setup");
 		}
 		for (int seat = 0; seat < 2; seat++)
@@ -1945,29 +1854,17 @@ static int cy_deserialize(const char *text, rules_position **out, rules_error *e
 		*out = cy_clone(&pos);
 		return 0;
 	}
-	if ((p[0] != 'W' && p[0] != 'B') || p[1] != ':')
-		return bad_data(err, "bad phase");
 	pos.phase = PHASE_PLAY;
-	pos.to_move = p[0] == 'W' ? WHITE : BLACK;
-	p += 2;
-	if (strcmp(p, "-") == 0) {
-		pos.over = 0;
-	} else if ((p[0] == 'W' || p[0] == 'B') && p[1] == ':'
-		   && (strcmp(p + 2, "king") == 0 || strcmp(p + 2, "nomove") == 0)) {
-		pos.over = 1;
-		pos.winner = p[0] == 'W' ? WHITE : BLACK;
-		pos.reason = p[2] == 'k' ? REASON_KING : REASON_NOMOVE;
-	} else {
-		return bad_data(err, "bad result");
-	}
+	if ((rc = duel_read(&two_seats, p, &pos.duel)))
+		return bad_data(err, rc == DUEL_BAD_TO_MOVE ? "bad phase" : "bad result");
 	for (int s = 0; s < 2; s++) {
-		int want = pos.over && pos.reason == REASON_KING && s != pos.winner ? 0 : 1;
+		int want = pos.duel.over && pos.duel.reason == REASON_KING && s != pos.duel.winner ? 0 : 1;
 		if (count[s][K_K] != want)
 			return bad_data(err, "wrong number of Kings");
 	}
-	if (pos.over && pos.to_move == pos.winner)
+	if (pos.duel.over && pos.duel.to_move == pos.duel.winner)
 		return bad_data(err, "the finished game's side to move is not the loser");
-	if (pos.over && pos.reason == REASON_NOMOVE && has_legal_move(&pos, pos.to_move))
+	if (pos.duel.over && pos.duel.reason == REASON_NOMOVE && has_legal_move(&pos, pos.duel.to_move))
 		return bad_data(err, "a game lost for want of a move, although the loser can move");
 	*out = cy_clone(&pos);
 	return 0;
@@ -2015,7 +1912,7 @@ static void fill_view(const rules_position *pos, const int show[2], rules_view *
 				strcpy(cell->kind, "water");
 			if (pos->board[sq]) {
 				cell->piece[0] = pos->board[sq];
-				cell->owner = (signed char)owner_of(pos->board[sq]);
+				cell->owner = (signed char)duel_owner(pos->board[sq]);
 			}
 		}
 	}
@@ -2060,7 +1957,7 @@ static void cy_gesture(const rules_position *pos, const rules_move *move, rules_
 
 	(void)pos;
 	memset(out, 0, sizeof *out);
-	get_move(move, &m);
+	engine_unpack(move, &m, sizeof m);
 	if (m.type == 'S') {
 		cy_move def;
 		int is_default = 0;
@@ -2109,12 +2006,12 @@ const rules_game rules_cyvasse = {
 		"(\"Rc4-c5 / Rd4-d5\"), Horse continuations (\"Le3xf4-g5\") and Trebuchet retreats "
 		"(\"Te2xe5-e1\") are listed as complete moves.",
 	.start = cy_start,
-	.free_position = rules_free_flat,
+	.free_position = engine_free_flat,
 	.clone = cy_clone,
 	.parse = cy_parse,
 	.format = cy_format,
 	.legal_moves = cy_legal_moves,
-	.continuations = cy_continuations,
+	.continuations = engine_no_continuations,
 	.apply = cy_apply,
 	.turn = cy_turn,
 	.result = cy_result,

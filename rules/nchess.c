@@ -1,4 +1,6 @@
-/* nchess.c - the rules of Nchess (9x9 chess with a river and prisons), as the spec nchess.md rules them. */
+/* nchess.c - the rules of Nchess (9x9 chess with a river and prisons), as docs/rules/nchess.md tells them. */
+#include "duel.h"
+#include "engine.h"
 #include "notation.h"
 #include "rules.h"
 #include "xalloc.h"
@@ -10,9 +12,9 @@
 #include <string.h>
 
 /*
- * Squares are held 0-based inside: row 0 is the spec's row 1 (North's back
+ * Squares are held 0-based inside: row 0 is the notation's row 1 (North's back
  * row), row 8 is row 9 (South's back row), row 4 is the river. Every message
- * and every text shows them 1-based, as the spec writes them.
+ * and every text shows them 1-based, as the notation writes them.
  */
 enum { SIZE = 9, RIVER = 4, SOUTH = 0, NORTH = 1 };
 
@@ -37,10 +39,7 @@ struct rules_position {
 	char board[SIZE][SIZE];         /* 0 empty, else the piece letter (South upper case) */
 	char prison[4][MAX_PIECES];
 	int plen[4];
-	int to_move;                    /* SOUTH or NORTH; after the last move, the loser */
-	int over;
-	int winner;
-	int reason;
+	duel_state duel;                /* SOUTH or NORTH to move; the result, with a REASON_* */
 };
 
 /* Our move inside rules_move.raw. Unused bytes stay zero so that equal moves
@@ -57,42 +56,11 @@ static_assert(sizeof(nc_move) <= RULES_MOVE_BYTES, "nc_move must fit in rules_mo
 
 static const char *const seat_names[] = { "South", "North" };
 
-/* The raw bytes have no declared struct type; copy rather than cast so the
- * access is clean under strict aliasing. */
-static void get_move(const rules_move *move, nc_move *m)
-{
-	memcpy(m, move->raw, sizeof *m);
-}
-
-static void put_move(rules_move *move, const nc_move *m, int seat, int partial)
-{
-	memset(move, 0, sizeof *move);
-	memcpy(move->raw, m, sizeof *m);
-	move->seat = seat;
-	move->partial = partial;
-}
-
 /* ---- small facts about squares and pieces ---- */
 
 static int is_piece_type(int t)
 {
 	return t && strchr("CNMGASO", t) != NULL;
-}
-
-static int owner_of(char piece)
-{
-	return isupper((unsigned char)piece) ? SOUTH : NORTH;
-}
-
-static char type_of(char piece)
-{
-	return (char)toupper((unsigned char)piece);
-}
-
-/* The letter as the given side writes it. */
-static char as_seat(char type, int seat)
-{
-	return seat == SOUTH ? type : (char)tolower((unsigned char)type);
 }
 
 static const char *piece_name(char type)
@@ -173,9 +141,9 @@ static int prison_col(int k)
 /* ---- how pieces move ---- */
 
 /*
- * The river rule (spec 5.0) for Chariot, Archer and Minister: no move from
- * one side straight to the other, and only one square along the river.
- * Returns NULL when the move is fine.
+ * The river rule (docs/rules/nchess.md, The river rule) for Chariot, Archer
+ * and Minister: no move from one side straight to the other, and only one
+ * square along the river. Returns NULL when the move is fine.
  */
 static const char *river_fault(int fr, int fc, int tr, int tc)
 {
@@ -197,8 +165,8 @@ static int pattern_ok(const rules_position *pos, int fr, int fc, int tr, int tc,
 		      rules_error *err)
 {
 	char piece = pos->board[fr][fc];
-	char t = type_of(piece);
-	int seat = owner_of(piece);
+	char t = duel_letter(piece);
+	int seat = duel_owner(piece);
 	const char *name = piece_name(t);
 	int dr = tr - fr, dc = tc - fc;
 	int adr = abs(dr), adc = abs(dc);
@@ -272,7 +240,7 @@ static int pattern_ok(const rules_position *pos, int fr, int fc, int tr, int tc,
 	{
 		int sr = (dr > 0) - (dr < 0), sc = (dc > 0) - (dc < 0);
 		int dist = adr > adc ? adr : adc;
-		/* Only pieces block: empty river and prison squares do not (house 3). */
+		/* Only pieces block: empty river and prison squares do not (house ruling 3). */
 		for (int k = 1; k < dist; k++) {
 			int r = fr + k * sr, c = fc + k * sc;
 			if (pos->board[r][c])
@@ -286,9 +254,9 @@ static int pattern_ok(const rules_position *pos, int fr, int fc, int tr, int tc,
 /* ---- executing moves ---- */
 
 /*
- * Step 1-2 of spec 6.1: move the piece, imprison what it captured (unless the
- * General, which ends the game and goes nowhere) and promote. Returns the
- * captured piece, 0 when none.
+ * Steps 1-2 of a turn (docs/rules/nchess.md, What happens in a turn): move
+ * the piece, imprison what it captured (unless the General, which ends the
+ * game and goes nowhere) and promote. Returns the captured piece, 0 when none.
  */
 static char do_base(rules_position *p, const nc_move *m, int seat)
 {
@@ -296,10 +264,10 @@ static char do_base(rules_position *p, const nc_move *m, int seat)
 	char victim = p->board[m->tr][m->tc];
 
 	p->board[m->fr][m->fc] = 0;
-	if (type_of(piece) == 'S' && m->tr == last_row(seat))
-		piece = as_seat('O', seat);
+	if (duel_letter(piece) == 'S' && m->tr == last_row(seat))
+		piece = duel_as_seat('O', seat);
 	p->board[m->tr][m->tc] = piece;
-	if (victim && type_of(victim) != 'G') {
+	if (victim && duel_letter(victim) != 'G') {
 		int k = captor_base(seat) + (m->prison == 6);
 		p->prison[k][p->plen[k]++] = victim;
 	}
@@ -307,12 +275,12 @@ static char do_base(rules_position *p, const nc_move *m, int seat)
 }
 
 /* Whether seat's prisoners in prison k (an opponent prison) are released now:
- * one of seat's pieces stands on its square and it holds someone (house 12). */
+ * one of seat's pieces stands on its square and it holds someone (house ruling 12). */
 static int prison_triggered(const rules_position *p, int seat, int k)
 {
 	char occ = p->board[prison_row(k)][prison_col(k)];
 
-	return occ && owner_of(occ) == seat && p->plen[k] > 0;
+	return occ && duel_owner(occ) == seat && p->plen[k] > 0;
 }
 
 /*
@@ -341,7 +309,7 @@ static int release_plan(const rules_position *p, int seat, char *rel, int *room)
 }
 
 /* How many placements a (pattern-legal) move needs: every released prisoner
- * for whom there is room (house 14). None after taking the General. */
+ * for whom there is room (house ruling 14). None after taking the General. */
 static int placements_needed(const rules_position *pos, const nc_move *m, int seat)
 {
 	rules_position after;
@@ -354,7 +322,7 @@ static int placements_needed(const rules_position *pos, const nc_move *m, int se
 		return 0;
 	after = *pos;
 	victim = do_base(&after, m, seat);
-	if (victim && type_of(victim) == 'G')
+	if (victim && duel_letter(victim) == 'G')
 		return 0;
 	n = release_plan(&after, seat, rel, &room);
 	return n < room ? n : room;
@@ -362,27 +330,11 @@ static int placements_needed(const rules_position *pos, const nc_move *m, int se
 
 /* ---- move generation ---- */
 
-typedef struct gen {
-	const rules_position *pos;
-	int seat;
-	rules_move_list *out;   /* NULL: only find out whether any move exists */
-	size_t count;
-} gen;
-
 static const int orth[4][2] = { { -1, 0 }, { 1, 0 }, { 0, -1 }, { 0, 1 } };
 static const int diag[4][2] = { { -1, -1 }, { -1, 1 }, { 1, -1 }, { 1, 1 } };
 static const int jumps[8][2] = {
 	{ -2, -1 }, { -2, 1 }, { 2, -1 }, { 2, 1 }, { -1, -2 }, { -1, 2 }, { 1, -2 }, { 1, 2 },
 };
-
-static void push_move(gen *g, const nc_move *m, int partial)
-{
-	rules_move rm;
-
-	put_move(&rm, m, g->seat, partial);
-	rules_move_list_push(g->out, &rm);
-	g->count++;
-}
 
 /*
  * One pattern-legal (from, to) pair onto an empty or enemy square. A capture
@@ -390,31 +342,31 @@ static void push_move(gen *g, const nc_move *m, int partial)
  * prisoners is listed once, partial, without placements. Returns 1 to stop
  * (existence check), 0 to go on.
  */
-static int emit(gen *g, int fr, int fc, int tr, int tc)
+static int emit(engine_gen *g, int fr, int fc, int tr, int tc)
 {
 	const rules_position *pos = g->pos;
 	char victim = pos->board[tr][tc];
 	nc_move m;
 	int partial;
 
-	g->count++;
-	if (!g->out)
+	if (!g->out) {
+		g->count++;
 		return 1;
-	g->count--;
+	}
 	memset(&m, 0, sizeof m);
-	m.type = (unsigned char)type_of(pos->board[fr][fc]);
+	m.type = (unsigned char)duel_letter(pos->board[fr][fc]);
 	m.fr = (unsigned char)fr;
 	m.fc = (unsigned char)fc;
 	m.tr = (unsigned char)tr;
 	m.tc = (unsigned char)tc;
 	partial = placements_needed(pos, &m, g->seat) > 0;
-	if (victim && type_of(victim) != 'G') {
+	if (victim && duel_letter(victim) != 'G') {
 		m.prison = 4;
-		push_move(g, &m, partial);
+		engine_push(g, &m, sizeof m, partial);
 		m.prison = 6;
-		push_move(g, &m, partial);
+		engine_push(g, &m, sizeof m, partial);
 	} else {
-		push_move(g, &m, partial);
+		engine_push(g, &m, sizeof m, partial);
 	}
 	return 0;
 }
@@ -427,11 +379,11 @@ static int on_board(int r, int c)
 /* A destination a piece of seat may enter: on the board and not its own. */
 static int enterable(const rules_position *pos, int seat, int r, int c)
 {
-	return on_board(r, c) && (!pos->board[r][c] || owner_of(pos->board[r][c]) != seat);
+	return on_board(r, c) && (!pos->board[r][c] || duel_owner(pos->board[r][c]) != seat);
 }
 
 /* Slides along the given directions, up to max squares (river rule applied). */
-static int gen_slides(gen *g, int r, int c, const int (*dirs)[2], int ndirs, int max)
+static int gen_slides(engine_gen *g, int r, int c, const int (*dirs)[2], int ndirs, int max)
 {
 	const rules_position *pos = g->pos;
 
@@ -444,7 +396,7 @@ static int gen_slides(gen *g, int r, int c, const int (*dirs)[2], int ndirs, int
 			if (!on_board(tr, tc) || river_fault(r, c, tr, tc))
 				break;
 			there = pos->board[tr][tc];
-			if (there && owner_of(there) == g->seat)
+			if (there && duel_owner(there) == g->seat)
 				break;
 			if (emit(g, r, c, tr, tc))
 				return 1;
@@ -455,7 +407,7 @@ static int gen_slides(gen *g, int r, int c, const int (*dirs)[2], int ndirs, int
 	return 0;
 }
 
-static int gen_steps(gen *g, int r, int c, const int (*steps)[2], int nsteps, int general)
+static int gen_steps(engine_gen *g, int r, int c, const int (*steps)[2], int nsteps, int general)
 {
 	for (int d = 0; d < nsteps; d++) {
 		int tr = r + steps[d][0], tc = c + steps[d][1];
@@ -470,7 +422,7 @@ static int gen_steps(gen *g, int r, int c, const int (*steps)[2], int nsteps, in
 }
 
 /* Every legal move of g->seat. Returns 1 when stopped early. */
-static int gen_all(gen *g)
+static int gen_all(engine_gen *g)
 {
 	const rules_position *pos = g->pos;
 	int fwd = forward(g->seat);
@@ -480,9 +432,9 @@ static int gen_all(gen *g)
 		for (int c = 0; c < SIZE; c++) {
 			char p = pos->board[r][c];
 			int stop = 0;
-			if (!p || owner_of(p) != g->seat)
+			if (!p || duel_owner(p) != g->seat)
 				continue;
-			switch (type_of(p)) {
+			switch (duel_letter(p)) {
 			case 'C':
 				stop = gen_slides(g, r, c, orth, 4, SIZE - 1);
 				break;
@@ -514,45 +466,22 @@ static int gen_all(gen *g)
 
 static int has_legal_move(const rules_position *pos, int seat)
 {
-	gen g = { pos, seat, NULL, 0 };
-
-	return gen_all(&g);
+	return engine_generate(gen_all, pos, seat, NULL) != 0;
 }
 
-/*
- * Whether the game has ended, and how. Besides the stored result this
- * catches a position (built by hand) whose side to move has no move at all:
- * that side has lost (house 17), whoever noticed first.
- */
-static int ended(const rules_position *pos, int *winner, int *reason)
-{
-	if (pos->over) {
-		*winner = pos->winner;
-		*reason = pos->reason;
-		return 1;
-	}
-	if (!has_legal_move(pos, pos->to_move)) {
-		*winner = 1 - pos->to_move;
-		*reason = REASON_NOMOVE;
-		return 1;
-	}
-	return 0;
-}
+/* A side to move without a legal move has lost (house ruling 17), whoever noticed first. */
+static const duel_reason reasons[] = {
+	[REASON_GENERAL] = { "general", "General captured" }, [REASON_NOMOVE] = { "nomove", NULL },
+};
+static const duel_rules two_seats = {
+	"Nchess", seat_names, "SN", reasons, 3, REASON_NOMOVE, has_legal_move,
+};
 
 /* ---- validation shared by parse and apply ---- */
 
 static int check_turn(const rules_position *pos, int seat, rules_error *err)
 {
-	int winner, reason;
-
-	if (ended(pos, &winner, &reason))
-		return rules_fail(err, RULES_E_OVER, "the game is over");
-	if (seat != SOUTH && seat != NORTH)
-		return rules_fail(err, RULES_E_TURN, "Nchess has no seat %d", seat);
-	if (seat != pos->to_move)
-		return rules_fail(err, RULES_E_TURN, "it is not your turn: %s is to move",
-				  seat_names[pos->to_move]);
-	return 0;
+	return duel_check_turn(&two_seats, pos, &pos->duel, seat, err);
 }
 
 /* "c, s" from the letters in rel[from..n). */
@@ -569,8 +498,9 @@ static void letter_list(const char *rel, int from, int n, char *buf, size_t size
  * Check a move by seat. digit is the prison digit as written (-1 when
  * none); nwritten the number of placements written (it may exceed what m
  * holds). Fixes up m: the prison digit and placements of a General capture
- * are dropped (house 10, spec 6.1 step 3). Sets *needed to the placements
- * the move requires; the caller decides whether fewer is an error.
+ * are dropped (house ruling 10; What happens in a turn, step 3). Sets
+ * *needed to the placements the move requires; the caller decides whether
+ * fewer is an error.
  */
 static int check_move(const rules_position *pos, int seat, nc_move *m, int digit,
 		      int nwritten, int *needed, rules_error *err)
@@ -587,33 +517,33 @@ static int check_move(const rules_position *pos, int seat, nc_move *m, int digit
 	if (!piece)
 		return rules_fail(err, RULES_E_ILLEGAL, "there is no piece on [%d %d]",
 				  m->fr + 1, m->fc + 1);
-	if (owner_of(piece) != seat)
+	if (duel_owner(piece) != seat)
 		return rules_fail(err, RULES_E_ILLEGAL, "the %s on [%d %d] is %s's, not yours",
-				  piece_name(type_of(piece)), m->fr + 1, m->fc + 1,
-				  seat_names[owner_of(piece)]);
-	if (type_of(piece) != m->type)
+				  piece_name(duel_letter(piece)), m->fr + 1, m->fc + 1,
+				  seat_names[duel_owner(piece)]);
+	if (duel_letter(piece) != m->type)
 		return rules_fail(err, RULES_E_ILLEGAL,
 				  "wrong letter: the piece on [%d %d] is %s %s, not %s %s",
-				  m->fr + 1, m->fc + 1, article(type_of(piece)),
-				  piece_name(type_of(piece)), article(m->type), piece_name(m->type));
+				  m->fr + 1, m->fc + 1, article(duel_letter(piece)),
+				  piece_name(duel_letter(piece)), article(m->type), piece_name(m->type));
 	if (m->fr == m->tr && m->fc == m->tc)
 		return rules_fail(err, RULES_E_ILLEGAL, "a move must go to another square");
 	rc = pattern_ok(pos, m->fr, m->fc, m->tr, m->tc, err);
 	if (rc)
 		return rc;
 	victim = pos->board[m->tr][m->tc];
-	if (victim && owner_of(victim) == seat)
+	if (victim && duel_owner(victim) == seat)
 		return rules_fail(err, RULES_E_ILLEGAL, "[%d %d] holds your own %s",
-				  m->tr + 1, m->tc + 1, piece_name(type_of(victim)));
+				  m->tr + 1, m->tc + 1, piece_name(duel_letter(victim)));
 
-	/* The prison digit (house 10). */
+	/* The prison digit (house ruling 10). */
 	if (!victim && digit >= 0)
 		return rules_fail(err, RULES_E_ILLEGAL,
 				  "a prison digit is written only for a capture, and [%d %d] is empty",
 				  m->tr + 1, m->tc + 1);
 	if (digit >= 0 && digit != 4 && digit != 6)
 		return rules_fail(err, RULES_E_ILLEGAL, "the prison must be 4 or 6, not %d", digit);
-	if (victim && type_of(victim) == 'G') {
+	if (victim && duel_letter(victim) == 'G') {
 		/* The game ends here: digit and placements mean nothing. */
 		m->prison = 0;
 		m->nplace = 0;
@@ -625,7 +555,8 @@ static int check_move(const rules_position *pos, int seat, nc_move *m, int digit
 				  "prison digit missing: a capture must name prison 4 or 6");
 	m->prison = victim ? (unsigned char)digit : 0;
 
-	/* Release placements (spec 6.3), checked on the position after the move. */
+	/* Release placements (docs/rules/nchess.md, Prisons: capture, imprisonment and release),
+	 * checked on the position after the move. */
 	after = *pos;
 	do_base(&after, m, seat);
 	nrel = release_plan(&after, seat, rel, &room);
@@ -645,7 +576,7 @@ static int check_move(const rules_position *pos, int seat, nc_move *m, int digit
 	}
 	for (int i = 0; i < m->nplace; i++) {
 		int t = m->place[i][0], r = m->place[i][1], c = m->place[i][2];
-		char want = type_of(rel[i]);
+		char want = duel_letter(rel[i]);
 		if (r >= SIZE || c >= SIZE || !is_piece_type(t))
 			return rules_fail(err, RULES_E_ILLEGAL, "malformed placement");
 		if (t != want)
@@ -718,24 +649,16 @@ static int scan_coord(const char **pp, int *value, rules_error *err)
 	return 0;
 }
 
-/* The grammar of spec 8.1, nothing about the position. */
+/* The grammar of docs/rules/nchess.md, Writing moves; nothing about the position. */
 static int scan(const char *text, scanned *s, rules_error *err)
 {
 	const char *p;
-	size_t len;
 	int rc;
 
 	memset(s, 0, sizeof *s);
 	s->digit = -1;
-	if (!text)
-		return rules_fail(err, RULES_E_PARSE, "no move given");
-	len = strnlen(text, 2 * RULES_TEXT_MAX + 1);
-	if (len > 2 * RULES_TEXT_MAX)
-		return rules_fail(err, RULES_E_PARSE, "the move is too long");
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)text[i] >= 0x80)
-			return rules_fail(err, RULES_E_PARSE, "the move may contain only ASCII characters");
-
+	if ((rc = notation_check_text(text, "move", err)))
+		return rc;
 	p = skip_sep(text);
 	if (*p == '[')
 		p = skip_sep(p + 1);
@@ -815,38 +738,32 @@ static int nc_parse(const rules_position *pos, int seat, const char *text,
 		do_base(&after, &m, seat);
 		nrel = release_plan(&after, seat, rel, &room);
 		letter_list(rel, m.nplace, nrel < needed ? nrel : needed, list, sizeof list);
-		put_move(move, &m, seat, 1);
+		engine_pack(move, &m, sizeof m, seat);
+		move->partial = 1;
 		return rules_fail(err, RULES_E_INCOMPLETE,
 				  "this move releases prisoners: %d more placement%s needed, for %s in that order (append \" / <letter> <row> <column>\" for each)",
 				  more, more == 1 ? "" : "s", list);
 	}
-	put_move(move, &m, seat, 0);
+	engine_pack(move, &m, sizeof m, seat);
 	return 0;
 }
 
 /* ---- the rules_game functions ---- */
 
-static void set_start(rules_position *p)
+static int nc_start(const char *options, rules_position **out, rules_error *err)
 {
 	static const char *const rows[SIZE] = {
 		"cnm g mnc", " a     a ", "s s s s s", "         ", "         ",
 		"         ", "S S S S S", " A     A ", "CNM G MNC",
 	};
+	rules_position *p = engine_start(options, "Nchess", sizeof *p, out, err);
 
-	memset(p, 0, sizeof *p);
+	if (!p)
+		return RULES_E_DATA;
 	for (int r = 0; r < SIZE; r++)
 		for (int c = 0; c < SIZE; c++)
 			p->board[r][c] = rows[r][c] == ' ' ? 0 : rows[r][c];
-	p->to_move = SOUTH;
-}
-
-static int nc_start(const char *options, rules_position **out, rules_error *err)
-{
-	*out = NULL;
-	if (rules_no_options(options, "Nchess", err))
-		return RULES_E_DATA;
-	*out = xmalloc(sizeof **out);
-	set_start(*out);
+	p->duel.to_move = SOUTH;
 	return 0;
 }
 
@@ -865,11 +782,11 @@ static size_t nc_format(const rules_position *pos, const rules_move *move, char 
 	(void)pos;
 	if (!size)
 		return 0;
-	get_move(move, &m);
+	engine_unpack(move, &m, sizeof m);
 	buf[0] = 0;
 	if (!is_piece_type(m.type) || m.fr >= SIZE || m.fc >= SIZE || m.tr >= SIZE || m.tc >= SIZE)
 		return 0;
-	len = (size_t)snprintf(tmp, sizeof tmp, "%c %d %d %d %d", as_seat((char)m.type, seat),
+	len = (size_t)snprintf(tmp, sizeof tmp, "%c %d %d %d %d", duel_as_seat((char)m.type, seat),
 			       m.fr + 1, m.fc + 1, m.tr + 1, m.tc + 1);
 	if (m.prison)
 		len += (size_t)snprintf(tmp + len, sizeof tmp - len, " %d", m.prison % 10);
@@ -878,24 +795,16 @@ static size_t nc_format(const rules_position *pos, const rules_move *move, char 
 		if (!is_piece_type(t) || r >= SIZE || c >= SIZE)
 			break;
 		len += (size_t)snprintf(tmp + len, sizeof tmp - len, " / %c %d %d",
-					as_seat((char)t, seat), r + 1, c + 1);
+					duel_as_seat((char)t, seat), r + 1, c + 1);
 	}
-	if (len >= size)
-		len = size - 1;
-	memcpy(buf, tmp, len);
-	buf[len] = 0;
-	return len;
+	return engine_text_out(tmp, buf, size);
 }
 
 static size_t nc_legal_moves(const rules_position *pos, int seat, rules_move_list *out)
 {
-	gen g = { pos, seat, out, 0 };
-	int winner, reason;
-
-	if (seat != pos->to_move || ended(pos, &winner, &reason))
+	if (!duel_to_move(&two_seats, pos, &pos->duel, seat))
 		return 0;
-	gen_all(&g);
-	return g.count;
+	return engine_generate(gen_all, pos, seat, out);
 }
 
 static size_t nc_continuations(const rules_position *pos, const rules_move *partial,
@@ -909,7 +818,7 @@ static size_t nc_continuations(const rules_position *pos, const rules_move *part
 
 	if (!partial->partial || check_turn(pos, seat, NULL))
 		return 0;
-	get_move(partial, &m);
+	engine_unpack(partial, &m, sizeof m);
 	if (check_move(pos, seat, &m, m.prison ? m.prison : -1, m.nplace, &needed, NULL)
 	    || m.nplace >= needed)
 		return 0;
@@ -924,11 +833,12 @@ static size_t nc_continuations(const rules_position *pos, const rules_move *part
 			rules_move rm;
 			if (!is_home_square(seat, r, c) || after.board[r][c])
 				continue;
-			next.place[m.nplace][0] = (unsigned char)type_of(rel[m.nplace]);
+			next.place[m.nplace][0] = (unsigned char)duel_letter(rel[m.nplace]);
 			next.place[m.nplace][1] = (unsigned char)r;
 			next.place[m.nplace][2] = (unsigned char)c;
 			next.nplace++;
-			put_move(&rm, &next, seat, next.nplace < needed);
+			engine_pack(&rm, &next, sizeof next, seat);
+			rm.partial = next.nplace < needed;
 			rules_move_list_push(out, &rm);
 			count++;
 		}
@@ -936,23 +846,12 @@ static size_t nc_continuations(const rules_position *pos, const rules_move *part
 	return count;
 }
 
-/* Append "; part" (or "part" first) to the note. */
-static void note_add(rules_outcome *outcome, const char *part)
-{
-	size_t len;
-
-	if (!outcome)
-		return;
-	len = strlen(outcome->note);
-	snprintf(outcome->note + len, sizeof outcome->note - len, "%s%s", len ? "; " : "", part);
-}
-
 static int nc_apply(rules_position *pos, const rules_move *move, const rules_dice *dice,
 		    rules_outcome *outcome, rules_error *err)
 {
 	nc_move m;
 	int seat = move->seat, needed, rc, left = 0;
-	char victim, rel[2 * MAX_PIECES], part[200];
+	char victim, rel[2 * MAX_PIECES];
 	int promoted;
 
 	(void)dice;     /* Nchess has no dice. */
@@ -960,7 +859,7 @@ static int nc_apply(rules_position *pos, const rules_move *move, const rules_dic
 		outcome->note[0] = 0;
 	if ((rc = check_turn(pos, seat, err)))
 		return rc;
-	get_move(move, &m);
+	engine_unpack(move, &m, sizeof m);
 	if ((rc = check_move(pos, seat, &m, m.prison ? m.prison : -1, m.nplace, &needed, err)))
 		return rc;
 	if (m.nplace < needed)
@@ -973,20 +872,14 @@ static int nc_apply(rules_position *pos, const rules_move *move, const rules_dic
 	/* Valid: from here on nothing fails. */
 	promoted = m.type == 'S' && m.tr == last_row(seat);
 	victim = do_base(pos, &m, seat);
-	if (victim && type_of(victim) != 'G') {
-		snprintf(part, sizeof part, "captures %c", victim);
-		note_add(outcome, part);
-	}
-	if (promoted) {
-		snprintf(part, sizeof part, "promotes to %c", as_seat('O', seat));
-		note_add(outcome, part);
-	}
-	pos->to_move = 1 - seat;
-	if (victim && type_of(victim) == 'G') {
-		pos->over = 1;
-		pos->winner = seat;
-		pos->reason = REASON_GENERAL;
-		note_add(outcome, "wins: General captured");
+	if (victim && duel_letter(victim) != 'G')
+		engine_note(outcome, "captures %c", victim);
+	if (promoted)
+		engine_note(outcome, "promotes to %c", duel_as_seat('O', seat));
+	pos->duel.to_move = 1 - seat;
+	if (victim && duel_letter(victim) == 'G') {
+		duel_finish(&pos->duel, seat, REASON_GENERAL);
+		engine_note(outcome, "wins: General captured");
 		return 0;
 	}
 
@@ -1009,49 +902,25 @@ static int nc_apply(rules_position *pos, const rules_move *move, const rules_dic
 	if (m.nplace) {
 		char list[160];
 		letter_list(rel, 0, m.nplace, list, sizeof list);
-		snprintf(part, sizeof part, "releases %s", list);
-		note_add(outcome, part);
+		engine_note(outcome, "releases %s", list);
 	}
-	if (left) {
-		snprintf(part, sizeof part, "%d %s imprisoned (no room)", left,
-			 left == 1 ? "stays" : "stay");
-		note_add(outcome, part);
-	}
-	if (!has_legal_move(pos, pos->to_move)) {
-		pos->over = 1;
-		pos->winner = seat;
-		pos->reason = REASON_NOMOVE;
-		snprintf(part, sizeof part, "wins: %s has no legal move", seat_names[1 - seat]);
-		note_add(outcome, part);
+	if (left)
+		engine_note(outcome, "%d %s imprisoned (no room)", left, left == 1 ? "stays" : "stay");
+	if (!has_legal_move(pos, pos->duel.to_move)) {
+		duel_finish(&pos->duel, seat, REASON_NOMOVE);
+		engine_note(outcome, "wins: %s has no legal move", seat_names[1 - seat]);
 	}
 	return 0;
 }
 
 static unsigned nc_turn(const rules_position *pos)
 {
-	int winner, reason;
-
-	return ended(pos, &winner, &reason) ? 0 : 1u << pos->to_move;
+	return duel_turn(&two_seats, pos, &pos->duel);
 }
 
 static void nc_result(const rules_position *pos, rules_result *out)
 {
-	int winner, reason;
-
-	memset(out, 0, sizeof *out);
-	if (!ended(pos, &winner, &reason)) {
-		snprintf(out->summary, sizeof out->summary, "%s to move", seat_names[pos->to_move]);
-		return;
-	}
-	out->over = 1;
-	out->rank[winner] = 1;
-	out->rank[1 - winner] = 2;
-	if (reason == REASON_GENERAL)
-		snprintf(out->summary, sizeof out->summary, "%s wins: General captured",
-			 seat_names[winner]);
-	else
-		snprintf(out->summary, sizeof out->summary, "%s wins: %s has no legal move",
-			 seat_names[winner], seat_names[1 - winner]);
+	duel_result(&two_seats, pos, &pos->duel, out);
 }
 
 /*
@@ -1075,17 +944,6 @@ static char empty_char(int r, int c)
 	return r == RIVER ? '~' : is_prison_square(r, c) ? '+' : '.';
 }
 
-static const char *const result_text[] = {
-	"-", "S:general", "S:nomove", "N:general", "N:nomove",
-};
-
-static int result_index(const rules_position *pos)
-{
-	if (!pos->over)
-		return 0;
-	return 1 + 2 * pos->winner + (pos->reason == REASON_NOMOVE);
-}
-
 static char *nc_serialize(const rules_position *pos)
 {
 	size_t cap = sizeof TAG + SIZE * (SIZE + 1) + 4 * (MAX_PIECES + 1) + 32, len = 0;
@@ -1104,21 +962,20 @@ static char *nc_serialize(const rules_position *pos)
 			s[len++] = pos->prison[k][i];
 		s[len++] = ':';
 	}
-	snprintf(s + len, cap - len, "%c:%s", pos->to_move == SOUTH ? 'S' : 'N',
-		 result_text[result_index(pos)]);
+	duel_write(&two_seats, &pos->duel, s + len, cap - len);
 	return s;
 }
 
 static int bad_data(rules_error *err, const char *what)
 {
-	return rules_fail(err, RULES_E_DATA, "corrupt Nchess position: %s", what);
+	return engine_corrupt(err, "Nchess", what);
 }
 
 static int nc_deserialize(const char *text, rules_position **out, rules_error *err)
 {
 	rules_position pos;
 	const char *p;
-	int total = 0, generals[2] = { 0, 0 }, res = -1, loser;
+	int total = 0, generals[2] = { 0, 0 }, rc, loser;
 
 	*out = NULL;
 	if (!text || strncmp(text, TAG, strlen(TAG)) != 0)
@@ -1131,10 +988,10 @@ static int nc_deserialize(const char *text, rules_position **out, rules_error *e
 				continue;
 			if (!is_piece_type(toupper((unsigned char)*p)) || !isalpha((unsigned char)*p))
 				return bad_data(err, "bad square");
-			if (type_of(*p) == 'S' && r == last_row(owner_of(*p)))
+			if (duel_letter(*p) == 'S' && r == last_row(duel_owner(*p)))
 				return bad_data(err, "a Soldier on its last row");
-			if (type_of(*p) == 'G')
-				generals[owner_of(*p)]++;
+			if (duel_letter(*p) == 'G')
+				generals[duel_owner(*p)]++;
 			pos.board[r][c] = *p;
 			total++;
 		}
@@ -1148,7 +1005,7 @@ static int nc_deserialize(const char *text, rules_position **out, rules_error *e
 		} else {
 			do {
 				if (!isalpha((unsigned char)*p) || !is_piece_type(toupper((unsigned char)*p))
-				    || owner_of(*p) != seat || type_of(*p) == 'G')
+				    || duel_owner(*p) != seat || duel_letter(*p) == 'G')
 					return bad_data(err, "bad prisoner");
 				if (++total > MAX_PIECES)
 					return bad_data(err, "too many pieces");
@@ -1158,29 +1015,17 @@ static int nc_deserialize(const char *text, rules_position **out, rules_error *e
 		if (*p++ != ':')
 			return bad_data(err, "bad prison");
 	}
-	if ((*p != 'S' && *p != 'N') || p[1] != ':')
-		return bad_data(err, "bad side to move");
-	pos.to_move = *p == 'S' ? SOUTH : NORTH;
-	p += 2;
-	for (int i = 0; i < 5; i++)
-		if (strcmp(p, result_text[i]) == 0)
-			res = i;
-	if (res < 0)
-		return bad_data(err, "bad result");
-	if (res > 0) {
-		pos.over = 1;
-		pos.winner = (res - 1) / 2;
-		pos.reason = (res - 1) % 2 ? REASON_NOMOVE : REASON_GENERAL;
-	}
+	if ((rc = duel_read(&two_seats, p, &pos.duel)))
+		return bad_data(err, rc == DUEL_BAD_TO_MOVE ? "bad side to move" : "bad result");
 
 	/* Consistency: one General each, except the one just captured. */
-	loser = 1 - pos.winner;
+	loser = 1 - pos.duel.winner;
 	for (int s = 0; s < 2; s++) {
-		int want = pos.over && pos.reason == REASON_GENERAL && s == loser ? 0 : 1;
+		int want = pos.duel.over && pos.duel.reason == REASON_GENERAL && s == loser ? 0 : 1;
 		if (generals[s] != want)
 			return bad_data(err, "wrong number of Generals");
 	}
-	if (pos.over && pos.to_move != loser)
+	if (pos.duel.over && pos.duel.to_move != loser)
 		return bad_data(err, "the finished game's side to move is not the loser");
 	*out = nc_clone(&pos);
 	return 0;
@@ -1204,7 +1049,7 @@ static void nc_view(const rules_position *pos, rules_view *out)
 			cell->owner = -1;
 			if (piece) {
 				cell->piece[0] = piece;
-				cell->owner = (signed char)owner_of(piece);
+				cell->owner = (signed char)duel_owner(piece);
 			}
 			if (r == RIVER)
 				strcpy(cell->kind, "river");
@@ -1229,7 +1074,7 @@ static void nc_view(const rules_position *pos, rules_view *out)
 /* A square as the drawn board names it: the view leaves cells unnamed, so
  * "<row label> <column label>", 1-based like the notation: "7 1". (The masks
  * only tell the compiler that the text fits.) */
-static void place_name(char at[8], int r, int c)
+static void board_square(char at[8], int r, int c)
 {
 	snprintf(at, 8, "%d %d", (r & 15) + 1, (c & 15) + 1);
 }
@@ -1253,14 +1098,14 @@ static void nc_gesture(const rules_position *pos, const rules_move *move, rules_
 
 	(void)pos;
 	memset(out, 0, sizeof *out);
-	get_move(move, &m);
+	engine_unpack(move, &m, sizeof m);
 	if (!is_piece_type(m.type) || m.fr >= SIZE || m.fc >= SIZE || m.tr >= SIZE || m.tc >= SIZE
 	    || m.nplace > MAX_PLACE)
 		return;
-	place_name(out->at[out->n++], m.fr, m.fc);
-	place_name(out->at[out->n++], m.tr, m.tc);
+	board_square(out->at[out->n++], m.fr, m.fc);
+	board_square(out->at[out->n++], m.tr, m.tc);
 	for (int i = 0; i < m.nplace && out->n < RULES_TOUCH_MAX; i++)
-		place_name(out->at[out->n++], m.place[i][1], m.place[i][2]);
+		board_square(out->at[out->n++], m.place[i][1], m.place[i][2]);
 	if (m.nplace) {
 		int last = m.nplace - 1;
 		const char *name = piece_name((char)m.place[last][0]);
@@ -1299,7 +1144,7 @@ const rules_game rules_nchess = {
 		"on an empty ordinary square of your own half, in last-in-first-out order "
 		"(the column-4 prison before the column-6 prison): \"c 5 4 9 4 / c 2 1 / s 3 3\".",
 	.start = nc_start,
-	.free_position = rules_free_flat,
+	.free_position = engine_free_flat,
 	.clone = nc_clone,
 	.parse = nc_parse,
 	.format = nc_format,

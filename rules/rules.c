@@ -1,4 +1,4 @@
-/* rules.c - the game registry and helpers shared by every game. */
+/* rules.c - what rules.h declares beside the games: the registry, errors and move lists. */
 #include "rules.h"
 #include "xalloc.h"
 
@@ -74,16 +74,4 @@ void rules_move_list_free(rules_move_list *list)
 	free(list->v);
 	list->v = NULL;
 	list->n = list->cap = 0;
-}
-
-void rules_free_flat(rules_position *pos)
-{
-	free(pos);
-}
-
-int rules_no_options(const char *options, const char *title, rules_error *err)
-{
-	if (options && *options)
-		return rules_fail(err, RULES_E_DATA, "%s takes no options", title);
-	return 0;
 }

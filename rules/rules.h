@@ -157,7 +157,7 @@ typedef struct rules_game {
 	const char *const *seat_names;  /* nseats names, in turn order of the first round */
 	const char *choice_help;        /* how a partial move is completed, for documentation */
 	const char *legend;             /* the piece letters in words, for the board's legend */
-	int draw_rank;                  /* the place all seats share in a draw by agreement (0: first) */
+	int draw_rank;                  /* the rank all seats share in a draw by agreement (0: first) */
 
 	/* Start position. options may be NULL or "". Caller frees with free_position. */
 	int (*start)(const char *options, rules_position **out, rules_error *err);
@@ -207,7 +207,7 @@ typedef struct rules_game {
 
 	/*
 	 * The result when seat resigns in pos. NULL: the game's seats other
-	 * than seat share first place and seat is last (right for two seats).
+	 * than seat share rank 1 and seat ranks last (right for two seats).
 	 */
 	void (*resign_result)(const rules_position *pos, int seat, rules_result *out);
 
@@ -252,12 +252,6 @@ extern const rules_game *const rules_games[];
 
 /* The game with this id and version (version 0 = the newest), or NULL. */
 const rules_game *rules_find(const char *id, int version);
-
-/* For games whose position is one flat struct: free_position. */
-void rules_free_flat(rules_position *pos);
-
-/* For start(): 0 when options is NULL or "", else RULES_E_DATA with "<title> takes no options". */
-int rules_no_options(const char *options, const char *title, rules_error *err);
 
 /* Seat index of a seat name (case-insensitive), or -1. */
 int rules_seat_index(const rules_game *game, const char *name);

@@ -1,0 +1,67 @@
+/* engine.h - the scaffolding every game's engine shares: moves packed into rules_move, the move
+ * generator's tally, outcome notes, errors about stored positions, flat positions. */
+#ifndef ROOKERY_ENGINE_H
+#define ROOKERY_ENGINE_H
+
+#include "rules.h"
+
+/*
+ * A game's own move struct m (size bytes, at most RULES_MOVE_BYTES) as a rules_move of seat:
+ * everything else zeroed (not partial, not anytime), so that two equal moves compare equal with
+ * memcmp as long as the game zeroes its own struct before filling it.
+ */
+void engine_pack(rules_move *move, const void *m, size_t size, int seat);
+
+/* The game's move struct (size bytes) out of move. Copied rather than cast: raw has no declared
+ * struct type, so this keeps the access clean under strict aliasing. */
+void engine_unpack(const rules_move *move, void *m, size_t size);
+
+/* A move generator's state: whose moves, in which position, and where they go. */
+typedef struct engine_gen {
+	const rules_position *pos;
+	int seat;
+	rules_move_list *out;   /* NULL: only find out whether any move exists */
+	size_t count;           /* moves found so far */
+} engine_gen;
+
+/* Runs gen_all, a game's generator of every move of g->seat, for seat in pos: the number of moves
+ * appended to out or, with out NULL, whether seat has a move at all (1 or 0). */
+size_t engine_generate(int (*gen_all)(engine_gen *g), const rules_position *pos, int seat,
+		       rules_move_list *out);
+
+/*
+ * One move found: counted, and appended to g->out (packed for g->seat, marked partial when
+ * partial is set). Returns 1 when g only asks whether a move exists (g->out NULL, nothing
+ * appended), so the generator stops there; 0 otherwise.
+ */
+int engine_push(engine_gen *g, const void *m, size_t size, int partial);
+
+/* Appends the printf-style text to outcome's note (outcome may be NULL), after "; " when the
+ * note holds something already. What does not fit is cut. */
+void engine_note(rules_outcome *outcome, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* RULES_E_DATA, with "corrupt <title> position: <what>". */
+int engine_corrupt(rules_error *err, const char *title, const char *what);
+
+/*
+ * What start() does first in a game whose position is one flat struct of size bytes and which
+ * takes no options: a new position of zero bytes, in *out and returned, for the game to set up.
+ * Options other than NULL or "" fail instead: NULL in *out and returned, and RULES_E_DATA with
+ * "<title> takes no options".
+ */
+rules_position *engine_start(const char *options, const char *title, size_t size,
+			     rules_position **out, rules_error *err);
+
+/* free_position() for a flat position. */
+void engine_free_flat(rules_position *pos);
+
+/* continuations() for a game whose moves are never partial: there are none. */
+size_t engine_no_continuations(const rules_position *pos, const rules_move *partial,
+			       rules_move_list *out);
+
+/* What format() returns: text copied into buf (size bytes, cut to fit when longer, always
+ * NUL-terminated when size > 0) and the length copied. */
+size_t engine_text_out(const char *text, char *buf, size_t size);
+
+#endif
