@@ -3,7 +3,7 @@
 	'use strict';
 
 	/*
-	 * The setup geometry of the rules (rules/cyvasse.c, spec 2.3): each slot's
+	 * The setup geometry of the rules (rules/cyvasse.c; docs/rules/cyvasse.md, Terrain and tiles): each slot's
 	 * squares TL TR BL BR per seat, the King's tile positions, the tiles'
 	 * terrain per face. The server checks every setup; these tables only
 	 * draw the draft.
