@@ -21,14 +21,14 @@ It saves each page on the way to a temporary directory:
   mail, and the list of games it opens; the address's mail page /mail/stop/{token}
   and its answer to a choice of mail; error pages (400, 404, 401, 403).
 
-Then it runs html-validate (npm, pinned by tests/html/package-lock.json,
-installed by scripts/deps.sh test) over all of them with tests/html/.htmlvalidate.json
-(html-validate:recommended; tests/html/README.md says which two rules it changes and why)
+Then it runs html-validate (npm, pinned by tests/browser/html_validator/package-lock.json,
+installed by scripts/deps.sh test) over all of them with tests/browser/html_validator/.htmlvalidate.json
+(html-validate:recommended; tests/browser/html_validator/README.md says which two rules it changes and why)
 and fails on any error or warning, printing the validator's messages page by page
 with the offending line. Without the validator the test fails and says how to install it.
 
 The validator's path: the second argument, else $HTML_VALIDATE, else
-tests/html/node_modules/.bin/html-validate. HTML_VALID_KEEP=1 keeps the saved pages.
+tests/browser/html_validator/node_modules/.bin/html-validate. HTML_VALID_KEEP=1 keeps the saved pages.
 
 Python standard library only (the validator is the one outside program).
 """
@@ -51,8 +51,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import blackbox  # noqa: E402  (the daemon harness and HTTP helpers)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CONFIG = os.path.join(HERE, "html", ".htmlvalidate.json")
-VALIDATOR = os.environ.get("HTML_VALIDATE") or os.path.join(HERE, "html", "node_modules", ".bin", "html-validate")
+CONFIG = os.path.join(HERE, "browser", "html_validator", ".htmlvalidate.json")
+VALIDATOR = os.environ.get("HTML_VALIDATE") or os.path.join(HERE, "browser", "html_validator", "node_modules", ".bin", "html-validate")
 EMAIL = "val@players.test"
 NAMES = ("Ann", "Ben", "Cleo", "Dan")
 VALIDATE_TIMEOUT = 300
@@ -84,7 +84,7 @@ def validator_missing():
         return None
     return (f"html_valid: the HTML validator is not installed ({VALIDATOR} is missing).\n"
             "Install it with `sh scripts/deps.sh test` (Debian's nodejs and npm, then\n"
-            "`npm ci` in tests/html), or point HTML_VALIDATE at an html-validate executable.")
+            "`npm ci` in tests/browser/html_validator), or point HTML_VALIDATE at an html-validate executable.")
 
 
 class HtmlValidTests(blackbox.DaemonCase):

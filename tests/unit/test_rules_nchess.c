@@ -1,4 +1,4 @@
-/* test_nchess.c - the Nchess rules against spec nchess.md: scenarios N1-N20, notation, random games, gestures. */
+/* test_rules_nchess.c - the Nchess rules against spec nchess.md: scenarios N1-N20, notation, random games, gestures. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

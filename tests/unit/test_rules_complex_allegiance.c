@@ -1,4 +1,4 @@
-/* test_complex_allegiance.c - the Complex Allegiance Chess rules against spec complex-allegiance.md:
+/* test_rules_complex_allegiance.c - the Complex Allegiance Chess rules against spec complex-allegiance.md:
  * scenarios CA1-CA17, notation, position text, random games, gestures. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* test_civil_war.c - the Civil War rules against spec civil-war.md: scenarios CW1-CW31, the attack
+/* test_rules_civil_war.c - the Civil War rules against spec civil-war.md: scenarios CW1-CW31, the attack
  * table with scripted dice and with the server's dice recipe, notation, position text, view,
  * round trips, replay and random games. */
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* test_cyvasse.c - the Nine-Tile Cyvasse rules against spec cyvasse.md: scenarios Y1-Y20, notation,
+/* test_rules_cyvasse.c - the Nine-Tile Cyvasse rules against spec cyvasse.md: scenarios Y1-Y20, notation,
  * setups and their secrecy, random games from random setups. */
 #include <stdarg.h>
 #include <stddef.h>

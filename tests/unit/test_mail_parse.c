@@ -1,4 +1,4 @@
-/* test_mail_parse.c - reply mails: the corpus in tests/mail, first-line rules, HTML to text, hostile input. */
+/* test_mail_parse.c - reply mails: the corpus in tests/mail/corpus, first-line rules, HTML to text, hostile input. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -106,7 +106,7 @@ static const struct corpus_case cases[] = {
 static const char *corpus_dir(void)
 {
 	const char *d = getenv("MAIL_CORPUS");
-	return d && *d ? d : "tests/mail";
+	return d && *d ? d : "tests/mail/corpus";
 }
 
 /* The whole file; *len gets its size. Fails the test if it cannot be read. */

@@ -1,4 +1,4 @@
-/* test_conversion_chess.c - the Conversion Chess rules against spec conversion-chess.md: scenarios
+/* test_rules_conversion_chess.c - the Conversion Chess rules against spec conversion-chess.md: scenarios
  * CC1-CC22, notation, position text, random games. */
 #include <stdarg.h>
 #include <stddef.h>
