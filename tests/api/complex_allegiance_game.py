@@ -28,7 +28,6 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness import daemon  # noqa: E402
 from harness.complex_allegiance import (AFTER, CORNERS, FILES, NAMES, SCRIPT, SEATS, VARIANT,  # noqa: E402
                                         expected_grid, notation_squares)
-from harness.pages import page_board  # noqa: E402
 
 OPPOSITE = {"North": "South", "East": "West", "South": "North", "West": "East"}
 
@@ -79,15 +78,7 @@ class FourPlayerCase(daemon.DaemonCase):
         return r.json()
 
     def page(self, gid, token=None):
-        path = f"/games/{gid}" + (f"?seat={token}" if token else "")
-        r = self.d.get(path)
-        self.assertEqual(r.status, 200, r)
-        p = page_board(r.text)
-        grid = p.grid()
-        self.assertEqual(len(grid), 10, "the board has 10 rows")
-        for row in grid:
-            self.assertEqual(len(row), 10, "every row has 10 places")
-        return p, r.text
+        return self.game_page(gid, token, 10, 10)
 
     def assert_places(self, result, places):
         self.assertEqual([{"place": p, "seats": list(s)} for p, s in places], result["places"])

@@ -22,7 +22,6 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness import daemon  # noqa: E402
 from harness.conversion_chess import AFTER, NAMES, SCRIPT, SEATS, VARIANT, hands_after  # noqa: E402
-from harness.pages import page_board  # noqa: E402
 
 FILES = "abcdefghi"
 SQUARES = [f + str(r) for r in range(1, 10) for f in FILES]
@@ -112,16 +111,7 @@ class ConversionCase(daemon.DaemonCase):
         self.assertEqual(self.d.game(gid)["ply"], ply, f"{text!r} changed the game")
 
     def page(self, gid, token=None):
-        path = f"/games/{gid}" + (f"?seat={token}" if token else "")
-        r = self.d.get(path)
-        self.assertEqual(r.status, 200, r)
-        p = page_board(r.text)
-        grid = p.grid()
-        self.assertEqual(len(grid), 9, "the board has 9 rows")
-        for row in grid:
-            self.assertEqual(len(row), 9, "every row has 9 cells")
-            self.assertNotIn(None, row, "every row has 9 cells")
-        return p, r.text
+        return self.game_page(gid, token, 9, 9, full=True)
 
 
 class ScriptedGameTests(ConversionCase):

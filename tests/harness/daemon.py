@@ -30,6 +30,8 @@ import time
 import unittest
 import urllib.parse
 
+from harness.pages import page_board
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.join(HERE, "..", "..")
 VERIFY_DICE = os.path.join(REPO, "scripts", "verify-dice.py")
@@ -451,6 +453,21 @@ class DaemonCase(unittest.TestCase):
             cls.d.stop()
         finally:
             cls.d.cleanup()
+
+    def game_page(self, gid, token=None, rows=None, cols=None, full=False):
+        """The page of game gid as the public (or token's seat) sees it: parsed (page_board) and
+        as text. With rows and cols, the drawn grid has that many, each row filled when full."""
+        r = self.d.get(f"/games/{gid}" + (f"?seat={token}" if token else ""))
+        self.assertEqual(r.status, 200, r)
+        p = page_board(r.text)
+        if rows:
+            grid = p.grid()
+            self.assertEqual(len(grid), rows, f"the board has {rows} rows")
+            for row in grid:
+                self.assertEqual(len(row), cols, f"every row has {cols} places")
+                if full:
+                    self.assertNotIn(None, row, f"every row has {cols} cells")
+        return p, r.text
 
     def assertMoveAnswer(self, j, ply, seat, canon, note):
         """j, the answer to a move just accepted, echoes it: its ply and seat, the canonical text
