@@ -1,8 +1,8 @@
 #!/bin/sh
 # deps.sh - install the Debian packages Rookery needs to build, run and test (only the missing ones).
 # usage: scripts/deps.sh [build|test]
-# "test" also installs the HTML validator of tests/html_valid.py: html-validate from npm, as pinned by
-# tests/html/package-lock.json, run by Debian's Node.js (any node already on the machine will do).
+# "test" also installs the HTML validator of tests/browser/html_valid.py: html-validate from npm, as pinned by
+# tests/browser/html_validator/package-lock.json, run by Debian's Node.js (any node already on the machine will do).
 set -eu
 
 build="gcc pkg-config meson ninja-build python3 libsqlite3-dev libmicrohttpd-dev libjansson-dev libsodium-dev libgmime-3.0-dev libcurl4-openssl-dev"
@@ -37,9 +37,9 @@ fi
 
 [ "${1:-build}" = test ] || exit 0
 # The HTML validator, again whenever the lock file is newer than what npm installed.
-html="$(dirname "$0")/../tests/html"
+html="$(dirname "$0")/../tests/browser/html_validator"
 if [ ! -d "$html/node_modules" ] || [ -n "$(find "$html/package-lock.json" -newer "$html/node_modules")" ]; then
-	echo "Installing the HTML validator (npm ci in tests/html)"
+	echo "Installing the HTML validator (npm ci in tests/browser/html_validator)"
 	(cd "$html" && npm ci --no-audit --no-fund)
 	touch "$html/node_modules"
 fi

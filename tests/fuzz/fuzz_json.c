@@ -1,5 +1,5 @@
-/* fuzz_json.c - the API's strict JSON body decoding (service/json_body.c, as http_json_body calls
- * it) and the unpacking the handlers in service/api.c do. */
+/* fuzz_json.c - the API's strict JSON body decoding (service/http/json_body.c, as http_json_body calls
+ * it) and the unpacking the handlers in service/api/games.c do. */
 #include <stdint.h>
 #include <stdlib.h>
 

@@ -1,0 +1,281 @@
+/* test_rules.c - what every registered game must do, whatever its rules: random games played to
+ * the end with every position and listed move round-tripping through its text, replays that
+ * rebuild the same game, gestures and views that hold together, and damaged moves and position
+ * texts refused. The games' own rules are tested in test_rules_<game>.c. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules_check.h"
+
+#define GAMES 8           /* random games per game */
+#define PLY_CAP 4000      /* the most plies a game is played: the service's limit for four seats */
+
+static const rules_game *G;
+
+/* Makes g the game under test, knowing nothing of it but its interface. */
+static void use(const rules_game *g)
+{
+	G = g;
+	check_use(&(rules_check){ .game = g, .partial = 1 });
+}
+
+/* ---- the registry ---- */
+
+static void test_registry(void **state)
+{
+	size_t n = 0;
+	(void)state;
+
+	for (const rules_game *const *g = rules_games; *g; g++, n++) {
+		use(*g);
+		for (const rules_game *const *h = rules_games; h < g; h++)
+			assert_string_not_equal((*h)->id, G->id);
+		assert_true(G->id[0] && G->title[0]);
+		assert_true(G->version >= 1);
+		assert_ptr_equal(rules_find(G->id, 0), G);
+		assert_ptr_equal(rules_find(G->id, G->version), G);
+		assert_null(rules_find(G->id, G->version + 1));
+		assert_true(strlen(G->summary) > 10);
+		assert_null(strchr(G->summary, '\n'));
+		assert_true(G->nseats >= 2 && G->nseats <= RULES_MAX_SEATS);
+		for (int s = 0; s < G->nseats; s++) {
+			assert_int_equal(rules_seat_index(G, G->seat_names[s]), s);
+			for (int t = 0; t < s; t++)
+				assert_string_not_equal(G->seat_names[t], G->seat_names[s]);
+		}
+		assert_int_equal(rules_seat_index(G, "nobody"), -1);
+		assert_true(G->draw_rank >= 0 && G->draw_rank < G->nseats);
+		assert_true(G->choice_help && G->legend);
+		assert_true(G->start && G->free_position && G->clone && G->parse && G->format);
+		assert_true(G->legal_moves && G->continuations && G->apply && G->turn && G->result);
+		assert_true(G->serialize && G->deserialize && G->view && G->gesture && G->view_quarter_turns);
+		assert_int_equal(G->view_for == NULL, G->has_secrets == NULL);
+	}
+	assert_int_equal(n, 5);
+	assert_null(rules_find("no-such-game", 0));
+}
+
+/* ---- random games ---- */
+
+/* The drawn state holds together: cells within the board, a piece with an owner or controllers,
+ * an empty cell with neither; holdings of known seats. */
+static void check_view(const rules_position *pos)
+{
+	rules_view v;
+
+	G->view(pos, &v);
+	assert_true(v.rows > 0 && v.rows <= RULES_MAX_ROWS && v.cols > 0 && v.cols <= RULES_MAX_COLS);
+	for (int r = 0; r < v.rows; r++)
+		for (int c = 0; c < v.cols; c++) {
+			const rules_cell *cell = &v.cell[r][c];
+			assert_non_null(memchr(cell->piece, 0, sizeof cell->piece));
+			assert_true(cell->owner >= -1 && cell->owner < G->nseats);
+			if (!cell->piece[0]) {
+				assert_int_equal(cell->owner, -1);
+				assert_int_equal(cell->controllers, 0);
+			} else {
+				assert_true(cell->owner >= 0 || cell->controllers != 0);
+			}
+			assert_int_equal(cell->controllers >> G->nseats, 0);
+		}
+	assert_true(v.nholdings >= 0 && v.nholdings <= RULES_MAX_HOLDINGS);
+	for (int h = 0; h < v.nholdings; h++) {
+		assert_true(v.holding[h].owner >= -1 && v.holding[h].owner < G->nseats);
+		assert_true(v.holding[h].npieces >= 0 && v.holding[h].npieces <= 32);
+	}
+}
+
+/* What the random games of one game met. */
+typedef struct tally {
+	int plies, over, gestures;
+} tally;
+
+/* After every ply: the view and the outcome's words; every tenth ply, every seat's gestures (the
+ * check compares every two moves). */
+static void random_ply(const rules_position *pos, int seat, const char *text, const rules_outcome *out,
+		       void *ctx)
+{
+	tally *t = ctx;
+
+	(void)text;
+	assert_true(seat >= 0 && seat < G->nseats);
+	assert_non_null(memchr(out->note, 0, sizeof out->note));
+	check_view(pos);
+	for (int s = 0; t->plies % 10 == 0 && s < G->nseats; s++)
+		t->gestures += (int)gesture_check(G, pos, s, 1);
+	t->plies++;
+}
+
+/* Random games of every game from its start to the end: every listed move of every seat
+ * round-trips through its text at every ply, and each game replayed from its record reaches
+ * the same position. */
+static void test_random_games_to_the_end(void **state)
+{
+	static play_record record;
+	(void)state;
+
+	for (const rules_game *const *g = rules_games; *g; g++) {
+		tally t = { 0, 0, 0 };
+		random_play how = { .check = random_ply, .every = 1, .ctx = &t };
+
+		use(*g);
+		rng_seed(0x5eed0000ULL + (uint64_t)(g - rules_games));
+		for (int k = 0; k < GAMES; k++) {
+			rules_position *pos = start_pos();
+			rules_result res;
+			char *end;
+
+			record.n = record.nrolls = 0;
+			random_game(pos, PLY_CAP, &how, &record);
+			G->result(pos, &res);
+			t.over += res.over;
+			end = G->serialize(pos);
+			check_replay(&record, end);
+			free(end);
+			G->free_position(pos);
+		}
+		if (getenv("RULES_STATS"))
+			fprintf(stderr, "%s: %d games, %d over, %d plies, %d gestures\n", G->id, GAMES, t.over,
+				t.plies, t.gestures);
+		/* Random play ends a game sooner or later, whatever the game. */
+		assert_true(t.over * 2 > GAMES);
+	}
+}
+
+/* ---- damaged moves and texts ---- */
+
+/*
+ * Moves no parse makes are refused in pos and change nothing: one of 0xff bytes, a legal move
+ * sent by a seat that may not act now, or marked partial. A zeroed move is refused too, unless
+ * the game reads it as an action of nothing (Civil War's declarations, none of them), which
+ * then changes nothing. format writes as much of a move's text as the buffer holds, always
+ * terminated.
+ */
+static void check_damaged_moves(rules_position *pos)
+{
+	rules_move m, first;
+	rules_error err;
+	rules_outcome out;
+	rules_move_list l = { 0 };
+	char *before = G->serialize(pos), buf[RULES_TEXT_MAX], part[RULES_TEXT_MAX];
+	int seat = to_move(pos), rc;
+	size_t len;
+
+	for (seat = seat >= 0 ? seat : 0; !(G->turn(pos) & (1u << seat)); seat++)
+		;
+	memset(&m, 0, sizeof m);
+	rc = G->apply(pos, &m, NULL, &out, &err);
+	if (rc != RULES_OK)
+		assert_int_equal(rc, RULES_E_ILLEGAL);
+	expect_position(pos, before);
+	memset(m.raw, 0xff, sizeof m.raw);
+	m.seat = seat;
+	assert_int_equal(G->apply(pos, &m, NULL, &out, &err), RULES_E_ILLEGAL);
+	assert_int_equal(G->format(pos, &m, buf, sizeof buf), 0);
+	assert_string_equal(buf, "");
+	assert_int_equal(G->continuations(pos, &m, &l), 0);
+	assert_int_equal(l.n, 0);
+
+	assert_true(G->legal_moves(pos, seat, &l) > 0);
+	first = l.v[0];
+	len = G->format(pos, &first, buf, sizeof buf);
+	assert_int_equal(len, strlen(buf));
+	for (size_t size = 1; size <= len + 1; size++) {
+		size_t want = size - 1 < len ? size - 1 : len;
+		memset(part, 'x', sizeof part);
+		assert_int_equal(G->format(pos, &first, part, size), want);
+		assert_int_equal(strncmp(part, buf, want), 0);
+		assert_int_equal(part[want], 0);
+	}
+	part[0] = 'x';
+	assert_int_equal(G->format(pos, &first, part, 0), 0);
+	assert_int_equal(part[0], 'x');
+
+	for (int s = 0; s < G->nseats; s++) {
+		if (G->turn(pos) & (1u << s))
+			continue;
+		m = first;
+		m.seat = s;
+		assert_int_equal(G->apply(pos, &m, NULL, &out, &err), RULES_E_TURN);
+	}
+	if (!first.partial) {
+		m = first;
+		m.partial = 1;
+		assert_int_equal(G->apply(pos, &m, NULL, &out, &err), RULES_E_INCOMPLETE);
+	}
+	expect_position(pos, before);
+	rules_move_list_free(&l);
+	free(before);
+}
+
+/* At the start of every game, and some random plies on. */
+static void test_damaged_moves(void **state)
+{
+	(void)state;
+
+	for (const rules_game *const *g = rules_games; *g; g++) {
+		rules_position *pos;
+
+		use(*g);
+		rng_seed(0xbad0000ULL + (uint64_t)(g - rules_games));
+		pos = start_pos();
+		check_damaged_moves(pos);
+		random_game(pos, 12, NULL, NULL);
+		if (G->turn(pos))
+			check_damaged_moves(pos);
+		G->free_position(pos);
+	}
+}
+
+/* The start position's text reads back; its every prefix, no text at all and text after it are
+ * refused. No game knows an option called "variant"; no options at all are the start's. */
+static void test_position_texts(void **state)
+{
+	(void)state;
+
+	for (const rules_game *const *g = rules_games; *g; g++) {
+		rules_position *pos;
+		char *text, *longer;
+
+		use(*g);
+		pos = (rules_position *)g;
+		assert_int_equal(G->start("variant", &pos, NULL), RULES_E_DATA);
+		assert_null(pos);
+		assert_int_equal(G->start("", &pos, NULL), 0);
+		text = G->serialize(pos);
+		G->free_position(pos);
+		pos = start_pos();
+		expect_position(pos, text);
+		free(text);
+		text = G->serialize(pos);
+		expect_prefixes_refused(text);
+		expect_corrupt(NULL);
+		expect_corrupt("");
+		longer = malloc(strlen(text) + 2);
+		assert_non_null(longer);
+		sprintf(longer, "%s ", text);
+		expect_corrupt(longer);
+		free(longer);
+		free(text);
+		G->free_position(pos);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_random_games_to_the_end),
+		cmocka_unit_test(test_damaged_moves),
+		cmocka_unit_test(test_position_texts),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
