@@ -4,9 +4,9 @@
 usage: civil_war_game.py path/to/rookery [unittest options]
 
 The real daemon on 127.0.0.1 (tests/harness), driven over the
-JSON API and the HTML game page. The rules are the game's specification, shown as its rules page
-(templates/rules-civil-war.html, /rules/civil-war)
-("spec 6.3" and so on). The server rolls the d12 from the game's committed
+JSON API and the HTML game page. The rules are those of docs/rules/civil-war.md, shown as its
+rules page (templates/rules-civil-war.html, /rules/civil-war); its sections are cited by title
+("Attacks and the die" and so on). The server rolls the d12 from the game's committed
 secret seed, so the test cannot choose outcomes: it plays ADAPTIVELY, choosing
 among the legal moves of the seat to act with a fixed random seed, preferring
 attacks that need a roll, and reads each answer's note and dice until every
@@ -15,13 +15,13 @@ declarations are sent out of turn on the way; the game is ended by a
 resignation, and then the revealed dice are recomputed by
 scripts/verify-dice.py.
 
-Two King hunts (spec 6.6-6.8) play the same way: South, North and East chase
-West's King, which walks out of its fortress, and attack it whenever they
-can, until an attack takes it. Without a Grand Prince, West's army passes to
-the captor (who then moves it, West's own token being refused); in the second
-game a West Prince first enters a foreign fortress (promoting to Grand
-Prince), so West is bound instead and then crowns the Grand Prince, ending
-the bond.
+Two King hunts (Losing your King: bound players and controlled armies; Betrayal)
+play the same way: South, North and East chase West's King, which walks out of
+its fortress, and attack it whenever they can, until an attack takes it.
+Without a Grand Prince, West's army passes to the captor (who then moves it,
+West's own token being refused); in the second game a West Prince first enters
+a foreign fortress (promoting to Grand Prince), so West is bound instead and
+then crowns the Grand Prince, ending the bond.
 
 Client seeds (issue 14, item 8): all four seats set client seeds after the
 commitment, three through PUT /api/games/{id}/client-seed and one through its
@@ -59,7 +59,7 @@ MAX_PLIES = 400
 
 
 def bands(d):
-    """Spec 6.3 for d = v - a >= 0: (smallest successful roll, draw rolls)."""
+    """Attacks and the die, for d = v - a >= 0: (smallest successful roll, draw rolls)."""
     if d == 0:
         return 9, range(5, 9)
     return d + 2, range(d, d + 2)
@@ -67,7 +67,8 @@ def bands(d):
 
 SIDES = ("top", "right", "bottom", "left")        # as drawn; a clockwise quarter turn moves each one on
 FACES = ("up", "right", "down", "left")
-HOME_FACING = {"South": "up", "West": "right", "North": "down", "East": "left"}   # spec 3, South's view
+# Each army's forward as South's view draws it (Players, turns and facing).
+HOME_FACING = {"South": "up", "West": "right", "North": "down", "East": "left"}
 QUARTER_TURNS = {"South": 0, "West": 3, "North": 2, "East": 1}   # clockwise, to bring a home to the bottom
 
 
@@ -79,7 +80,7 @@ def turned(r, c, turns):
 
 
 def spec_walls():
-    """Spec 2: {square: walled sides} as South sees the board (rank 15 at the top): a wall
+    """The board: {square: walled sides} as South sees the board (rank 15 at the top): a wall
     between orthogonal neighbours in and out of a fortress, but for the gates."""
     out = {}
     for f in range(15):
@@ -145,8 +146,9 @@ class CivilWarPlay:
         self.fail(f"fewer than {rolls} rolls in {MAX_PLIES} plies")
 
     def resign_to_end(self, gid, tokens, rnd):
-        """End the game by resignations (spec 7: the resigner's army leaves the board; the game
-        ends when the end condition holds, else play goes on). Returns the game and the resigners."""
+        """End the game by resignations (End of the game: the resigner's army leaves the board;
+        the game ends when the end condition holds, else play goes on). Returns the game and the
+        resigners."""
         g = self.d.game(gid)
         resigned = []
         while g["status"] == "running" and len(resigned) < 4:
@@ -184,7 +186,7 @@ class CivilWarPlay:
 
 class CivilWarGame(CivilWarPlay, daemon.DaemonCase):
 
-    # ---- the game page (spec 2) ----
+    # ---- the game page (The board) ----
 
     def test_page_walls_capital_facings(self):
         gid, tokens = self.new_game()
@@ -197,7 +199,8 @@ class CivilWarGame(CivilWarPlay, daemon.DaemonCase):
         south = pages["South"]
         cells = south.squares
         self.assertEqual(len(cells), 225, sorted(cells)[:10])
-        # South (and the public) see the board as the spec draws it: rank 15 at the top, file a on the left.
+        # South (and the public) see the board as the rules draw it (The board): rank 15 at the top,
+        # file a on the left.
         for sq, c in cells.items():
             f, rank = xy(sq)
             self.assertEqual((c["r"], c["c"]), (15 - rank, f), sq)
@@ -210,7 +213,7 @@ class CivilWarGame(CivilWarPlay, daemon.DaemonCase):
         self.assertEqual(fortress, expect)
         for sq, c in cells.items():
             self.assertEqual(c["kind"], cell(pos["kinds"], sq) or "plain", sq)
-        # Wall segments (spec 2): inside | outside, drawn on both cells.
+        # Wall segments (The board): inside | outside, drawn on both cells.
         for sq, side in (("c1", "right"), ("d1", "left"), ("a3", "top"), ("a4", "bottom"),
                          ("c3", "top"), ("c3", "right"), ("c13", "bottom"), ("c13", "right"),
                          ("m13", "left"), ("m13", "bottom"), ("l1", "right"), ("o3", "top")):
@@ -220,13 +223,13 @@ class CivilWarGame(CivilWarPlay, daemon.DaemonCase):
                          ("m14", "left"), ("l14", "right"), ("n3", "top"), ("n4", "bottom"),
                          ("h8", "top"), ("e5", "left")):
             self.assertNotIn(side, south.walls.get(sq, set()), sq)
-        # And no other walls than the spec's, which the API's position has too (bits top 1, right 2,
-        # bottom 4, left 8).
+        # And no other walls than The board lists, which the API's position has too (bits top 1,
+        # right 2, bottom 4, left 8).
         self.assertEqual(south.walls, spec_walls())
         for sq in cells:
             self.assertEqual({s for k, s in enumerate(SIDES) if cell(pos["walls"], sq) & (1 << k)},
                              south.walls.get(sq, set()), sq)
-        # Pieces and their facing arrows (spec 3: forward away from the owner).
+        # Pieces and their facing arrows (Players, turns and facing: forward away from the owner).
         for sq, piece, arrow in (("b2", "K", "up"), ("d15", "P", "right"), ("n14", "K", "down"),
                                  ("l7", "P", "left"), ("c2", "Q", "up"), ("b13", "Q", "right"),
                                  ("m14", "Q", "down"), ("n3", "Q", "left")):
@@ -259,7 +262,7 @@ class CivilWarGame(CivilWarPlay, daemon.DaemonCase):
                 self.assertGreaterEqual(king[0]["r"], 12, "the seat's King is in the bottom three rows")
                 self.assertEqual(king[0]["facing"], "up", "the seat's own pieces face up its page")
 
-    # ---- alliances out of turn (spec 6.9, 10 CW26) ----
+    # ---- alliances out of turn (Alliances; scenario CW26) ----
 
     def test_declarations_out_of_turn(self):
         gid, tokens = self.new_game()
@@ -278,7 +281,7 @@ class CivilWarGame(CivilWarPlay, daemon.DaemonCase):
         self.assertEqual(notes[:2], ["To act: South", "Alliances: North and East"], notes)
         self.assertFalse(any(n.startswith("Declared") for n in notes), notes)
         self.assertEqual(b["game"]["turn"], ["South"])
-        # Rejected (house 31): a repeat, a break without a declaration, toward oneself.
+        # Rejected (house ruling 31): a repeat, a break without a declaration, toward oneself.
         for seat, text in (("East", "ally North"), ("West", "break South"), ("West", "ally West")):
             r = self.d.move(gid, tokens[seat], text, b["game"]["ply"])
             self.assertGreaterEqual(r.status, 400, (seat, text, r))
@@ -286,7 +289,7 @@ class CivilWarGame(CivilWarPlay, daemon.DaemonCase):
         # South still acts: its slot was never used by the declarations.
         g = self.d.game(gid, tokens["South"])
         self.assertEqual(g["turn"], ["South"])
-        self.assertEqual(len(g["legal_moves"]), 52)      # spec 10 CW1
+        self.assertEqual(len(g["legal_moves"]), 52)      # scenario CW1
         m = self.send(gid, tokens["South"], "Pa4-a5", g["ply"])
         self.assertEqual(m["game"]["turn"], ["West"])
         # A break of an existing alliance by a King holder ends it.
@@ -307,7 +310,7 @@ class CivilWarGame(CivilWarPlay, daemon.DaemonCase):
         self.assertEqual(len([m for m in moves if m["move"] == "ally South"]), 1, moves)
 
     def test_notes_after_resignation(self):
-        # Three resignations leave one King holder: the end condition holds (spec 7) and
+        # Three resignations leave one King holder: the end condition holds (End of the game) and
         # the notes say so.
         gid, tokens = self.new_game()
         for seat in ("North", "East", "West"):
@@ -443,7 +446,7 @@ class CivilWarGame(CivilWarPlay, daemon.DaemonCase):
         seen = {}             # band -> first echo
         kings_lost = []
         plies = 0
-        # Out of turn on the way: West and South declare to each other (spec 6.9).
+        # Out of turn on the way: West and South declare to each other (Alliances).
         g = self.d.game(gid)
         a = self.send(gid, tokens["West"], "ally South", 0)
         self.assertEqual(a["game"]["turn"], ["South"])
@@ -534,7 +537,8 @@ class CivilWarGame(CivilWarPlay, daemon.DaemonCase):
         print(f"\nadaptive play: {plies} plies; bands {seen}; Kings lost {kings_lost}; outs {out}; resigned {resigned}; result {g['result']['summary']}",
               file=sys.stderr)
 
-    # ---- the King hunt: a King lost, control passing, a bond and a betrayal (spec 6.6-6.8) ----
+    # ---- the King hunt: a King lost, control passing, a bond and a betrayal (Losing your King:
+    # bound players and controlled armies; Betrayal) ----
 
     VICTIM, REFUGE = "West", "e10"      # West's King walks out of its fortress to e10
 
@@ -702,7 +706,7 @@ class CivilWarGame(CivilWarPlay, daemon.DaemonCase):
               f"then {a['move']} ({a['note']})", file=sys.stderr)
 
     def check_attack(self, e, pos, after, ans, seen):
-        """Spec 6.3 and 8.1: the note, the roll and the board after an attack."""
+        """The note, the roll and the board after an attack (Attacks and the die; Writing moves)."""
         text = ans["move"]
         fr, to = e["fr"], e["to"]
         a = VALUES[e["piece"]]
@@ -744,7 +748,8 @@ class CivilWarGame(CivilWarPlay, daemon.DaemonCase):
             self.assertEqual(owner(owners, to), owner(pos, to), text)
 
     def check_king_loss(self, gid, tokens, ans):
-        """Spec 6.7: the note, the notes and who moves the victim's army now."""
+        """The note, the notes and who moves the victim's army now (Losing your King: bound players
+        and controlled armies)."""
         m = re.search(r"King lost: (\w+) bound to (\w+)|King lost: (\w+)'s army passes to (\w+)", ans["note"])
         self.assertTrue(m, ans["note"])
         notes = ans["game"]["position"]["notes"]

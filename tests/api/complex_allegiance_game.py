@@ -8,9 +8,9 @@ JSON API and the HTML game page: a scripted game played to the first King
 capture (a shared-pawn double step by each of the four seats, en passant,
 castling by two seats, a promotion), seat tokens and turns, resignation and
 draws by agreement of all four seats, and the board as each seat's page draws
-it. The rules are the game's specification, shown as its rules page
-(templates/rules-complex-allegiance.html, /rules/complex-allegiance) (sections cited as
-"spec 6.3" and so on).
+it. The rules are those of docs/rules/complex-allegiance.md, shown as its rules page
+(templates/rules-complex-allegiance.html, /rules/complex-allegiance); its sections are cited by
+title ("En passant" and so on).
 
 Python standard library only.
 """
@@ -31,7 +31,7 @@ from harness.complex_allegiance import (AFTER, CORNERS, FILES, NAMES, SCRIPT, SE
 
 OPPOSITE = {"North": "South", "East": "West", "South": "North", "West": "East"}
 
-# The 14 legal moves of North at the start (spec 10, CA1).
+# The 14 legal moves of North at the start (scenario CA1).
 START_NORTH_MOVES = {"Nc1-d3", "Nh1-g3"} | {f"{f}2-{f}{r}" for f in "cdefgh" for r in (3, 4)}
 
 
@@ -92,7 +92,7 @@ class ScriptedGameTests(FourPlayerCase):
             with self.subTest(ply=ply, seat=seat, move=text):
                 if ply == 26:
                     # South's first turn after North's double step b2-b4: the en passant
-                    # capture is among South's legal moves (spec 6.3).
+                    # capture is among South's legal moves (En passant).
                     self.assertIn("c4xb3", self.d.game(gid, tokens["South"])["legal_moves"])
                 j = self.move(gid, tokens, seat, text, ply)
                 g = self.assertMoveAnswer(j, ply, seat, canon, note)
@@ -174,7 +174,7 @@ class SeatAndTurnTests(FourPlayerCase):
 
     def test_move_out_of_turn(self):
         gid, tokens = self.new_game()
-        # Before North's first move nobody else may move (spec 10, CA1: i3-h3 by East).
+        # Before North's first move nobody else may move (scenario CA1: i3-h3 by East).
         for seat, text in (("East", "i3-h3"), ("South", "c9-c8"), ("West", "b3-c3")):
             self.assertError(self.d.move(gid, tokens[seat], text, 0), 403, "not_your_turn")
         self.move(gid, tokens, "North", "e2-e4", 0)
@@ -187,14 +187,16 @@ class SeatAndTurnTests(FourPlayerCase):
 
     def test_shared_pawn_of_others_is_refused(self):
         gid, tokens = self.new_game()
-        # North controls NW and NE only (spec 5.7): SW and SE are South's and West's / East's.
+        # North controls NW and NE only (Shared pawns and shared pieces): SW and SE are South's and
+        # West's / East's.
         msg = self.assertError(self.d.move(gid, tokens["North"], "b9-b8", 0), 422, "illegal_move")
         self.assertIn("shared SW Pawn", msg)
         self.assertIn("South and West", msg)
         msg = self.assertError(self.d.move(gid, tokens["North"], "i9-i8", 0), 422, "illegal_move")
         self.assertIn("shared SE Pawn", msg)
         self.play_script(gid, tokens, 8)    # ... up to West b4-d4: b3 and b4 are now empty
-        # North's own shared NW pawn moves (b2-b4 is legal, spec 5.5), a SW pawn does not.
+        # North's own shared NW pawn moves (b2-b4 is legal, Shared pawns and shared pieces), a SW pawn
+        # does not.
         north = self.d.game(gid, tokens["North"])["legal_moves"]
         self.assertIn("b2-b4", north)
         self.assertFalse([m for m in north if m.startswith(("b9", "i9"))], north)
@@ -210,7 +212,8 @@ class SeatAndTurnTests(FourPlayerCase):
 class ResignAndDrawTests(FourPlayerCase):
 
     def test_resign(self):
-        # Resigning counts as the resigner's King taken by the opposite seat (spec 7, house 12):
+        # Resigning counts as the resigner's King taken by the opposite seat (End of the game;
+        # house ruling 12):
         # the opposite seat is 1st, the resigner 4th, the two others share 2nd. Any time, any turn.
         cases = [
             ("East", 0, "West wins: East resigned (West 1st, North and South share 2nd, East 4th)",
@@ -269,7 +272,7 @@ class ResignAndDrawTests(FourPlayerCase):
         self.assertEqual(g["draw_accepted_by"], [])
         self.assertError(self.draw(gid, tokens["East"], "accept"), 409, "no_draw_offer")
         # A new offer (by West this time) accepted by all three others draws the game:
-        # everybody shares 2nd (spec 7).
+        # everybody shares 2nd (End of the game).
         self.draw_ok(gid, tokens["West"], "offer")
         for seat in ("South", "North"):
             g = self.draw_ok(gid, tokens[seat], "accept")
@@ -334,9 +337,9 @@ class GamePageTests(FourPlayerCase):
         cls.d.secrets.update(cls.tokens.values())
 
     def test_board_turned_to_each_seat(self):
-        # Each seat's page draws its home edge at the bottom (spec 3): South rank 10,
-        # North rank 1, East file j, West file a; the spectator's page is drawn as the spec
-        # draws the board (rank 1 at the top, file a on the left).
+        # Each seat's page draws its home edge at the bottom (Players; The board): South rank 10,
+        # North rank 1, East file j, West file a; the spectator's page is drawn as the rules
+        # draw the board (The board: rank 1 at the top, file a on the left).
         position = self.d.game(self.gid)["position"]
         start = notation_squares(position["notation"])
         for seat in SEATS + (None,):

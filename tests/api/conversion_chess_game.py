@@ -8,9 +8,9 @@ JSON API and the HTML game page. One scripted game from the house start
 position to a King capture holds one capture of each method (displacement,
 assimilation, conversion by attacking), a compound split into the captor's
 hand by displacement with demotion, a drop, and promotions before, after and
-instead of a move. The rules are the game's specification, shown as its rules page
-(templates/rules-conversion-chess.html, /rules/conversion-chess)
-(sections cited as "spec 6.2" and so on; "CC1" is a scenario of section 10).
+instead of a move. The rules are those of docs/rules/conversion-chess.md, shown as its rules page
+(templates/rules-conversion-chess.html, /rules/conversion-chess); its sections are cited by
+title ("Capturing" and so on), its scenarios by id ("CC1").
 
 Python standard library only.
 """
@@ -26,7 +26,7 @@ from harness.conversion_chess import AFTER, NAMES, SCRIPT, SEATS, VARIANT, hands
 FILES = "abcdefghi"
 SQUARES = [f + str(r) for r in range(1, 10) for f in FILES]
 
-# The house start position (spec 4), rank 9 first, as position.board shows it.
+# The house start position (Starting position; house ruling 1), rank 9 first, as position.board shows it.
 START_BOARD = [
     list("dnsgkgsnd"),
     [None, "r", "a", None, None, None, "a", "b", None],
@@ -281,7 +281,7 @@ class LegalMovesTests(ConversionCase):
 
 
 class RefusalTests(ConversionCase):
-    """Texts refused at points of the scripted game (spec 8.2 'Rejected examples'); a refusal
+    """Texts refused at points of the scripted game (Writing moves, 'Rejected examples'); a refusal
     changes nothing and the scripted move is accepted afterwards."""
 
     REFUSALS = {

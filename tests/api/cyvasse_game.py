@@ -5,10 +5,11 @@ usage: cyvasse_game.py path/to/rookery [unittest options]
 
 The real daemon on 127.0.0.1 (the harness of daemon.py) with mail into the
 maildir beside its database (--reply-domain rook.test). The rules are
-the game's specification, shown as its rules page
-(templates/rules-cyvasse.html, /rules/cyvasse) ("spec 6.1" and so on).
+those of docs/rules/cyvasse.md, shown as its rules page
+(templates/rules-cyvasse.html, /rules/cyvasse); its sections are cited by title
+("The hidden setup" and so on).
 
-1. Secrecy (spec 6.1, 10 Y3): White submits a setup other than the default;
+1. Secrecy (The hidden setup; scenario Y3): White submits a setup other than the default;
    until Black's setup is in, nothing Black or the public can see (the game
    JSON, the history, the dice record, the game page with and without Black's
    seat link, Black's mails, Black's error messages, the daemon's log) differs
@@ -17,7 +18,8 @@ the game's specification, shown as its rules page
    Black's setup reveals both, rolls the d6 for the first player, and a later
    replacement is refused.
 2. A whole game from those setups to a King capture, moves chosen from
-   legal_moves (King captures first, then the special moves of spec 5/6.3),
+   legal_moves (King captures first, then the special moves that Special rules of the
+   pieces gives),
    then the result and 409 game_over.
 
 Python standard library only.
@@ -217,7 +219,7 @@ class SecrecyTests(CyvasseCase):
         # A token of the other seat never shows it; a wrong token is refused.
         self.assertEqual(d.get(f"/api/games/{gid}/moves", token="x" * 32).status, 401)
 
-        # White replaces its setup (spec 6.1.3), twice, ending with its own line.
+        # White replaces its setup (The hidden setup, item 3), twice, ending with its own line.
         for line, ply in ((DEFAULT_WHITE, 1), (WHITE_SETUP, None)):
             r = d.move(gid, W, line, ply if ply is not None else d.game(gid, W)["ply"])
             self.assertEqual(r.status, 201, r)
@@ -261,7 +263,7 @@ class SecrecyTests(CyvasseCase):
             self.assertEqual(sum(p == "h" for row in board for p in row), 2, k)
             rolls = seen["dice"]["rolls"]
             self.assertEqual([(x["sides"], x["value"]) for x in rolls], [(6, roll)])
-        # Both are final now (spec 6.1.3, 10 Y3).
+        # Both are final now (The hidden setup, item 3; scenario Y3).
         ply = d.game(gid, W)["ply"]
         r = d.move(gid, W, DEFAULT_WHITE, ply)
         self.assertIn(r.status, (409, 422), r)

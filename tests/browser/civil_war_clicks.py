@@ -9,11 +9,11 @@ the game is played adaptively (the King hunt of tests/harness/civil_war.py, aime
 Capital): South, North and East declare alliances to each other out of turn by clicking their
 #actions buttons, West's King walks to the Capital h8, and the others attack it there with
 Capital attacks (or anywhere, once PATIENCE plies have passed); its capture leaves the three
-allied King holders, which ends the game (spec 13). After every move the mover's tab shows the
-move and the board as the API's position has it, and the move's effect as its roll decided it;
-the tab that acts next takes it by a live update. Each seat's board is drawn from its own side.
-No tab may log a console error. Screenshots at the start, middle and end go to
-$ROOKERY_ARTIFACTS (else ./screenshots).
+allied King holders, which ends the game (docs/rules/civil-war.md, End of the game). After every
+move the mover's tab shows the move and the board as the API's position has it, and the move's
+effect as its roll decided it; the tab that acts next takes it by a live update. Each seat's
+board is drawn from its own side. No tab may log a console error. Screenshots at the start,
+middle and end go to $ROOKERY_ARTIFACTS (else ./screenshots).
 
 Python standard library only. Chromium must be installed: without it the test fails.
 """
@@ -42,7 +42,7 @@ CW_ALLIANCES_LATER = [("South", "North"), ("South", "East")]
 
 def bottom_row_cw(seat):
     """Civil War: South sees rank 1 (a1 to o1) at the bottom; every next seat's view is
-    South's turned by (file, rank) -> (rank, 16 - file) (the rules, section 4)."""
+    South's turned by (file, rank) -> (rank, 16 - file) (docs/rules/civil-war.md, Starting position)."""
     turns = CW_SEATS.index(seat)
     out = []
     for f in range(1, 16):

@@ -182,7 +182,8 @@ class FourTabsTest(cdp.BrowserTestCase):
                 self.assertEqual(board[to], piece, "%s's tab: %s not on %s after %s" % (s, piece, to, canon))
         self.report("%d plies" % PLIES)
 
-        # North is to move; East resigns meanwhile through its form: West wins (spec 7).
+        # North is to move; East resigns meanwhile through its form: West wins
+        # (docs/rules/complex-allegiance.md, End of the game; house ruling 12).
         self.tabs["East"].goto(urls["East"])
         st = self.tabs["East"].state()
         self.assert_waiting(st, "East", "North")

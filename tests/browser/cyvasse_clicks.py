@@ -14,15 +14,16 @@ The setup editor: both hidden setups are built in #setup-editor (setup.js) by cl
 King's tile buttons, a slot's tile chosen from its <select> (a click opens the list, then the
 tile's digit and Enter), the turn buttons, a piece moved to an empty square and two pieces
 swapped (piece, then square); after each step the board's draft (the mountain/water classes of
-the seat's half, the pieces) and .setup-line must match a model of the spec (2.3 tiles and
-slots, 8.3 canonical order), and the select or turn button keeps the focus. A click on the King
-is refused with a message. "Use this setup" asks GET /check and previews the canonical line;
-"Play this move" posts it. White's history shows its setup; Black's page (live update) shows
-"(hidden until revealed)" and nothing of White's half. White replaces its setup from its own
-latest one: a changed draft withdraws an earlier preview, and a Rabble on a mountain gets the
-server's message in .setup-message and no preview. Black's draft, started before White's setup
-came in, survives the live updates. After Black's setup both boards show both halves; one move
-each by clicking. Screenshots of both editors, also at 360 px (no sideways scrolling).
+the seat's half, the pieces) and .setup-line must match a model of docs/rules/cyvasse.md (tiles
+and slots as in Terrain and tiles, the canonical order as in Writing a setup), and the select or
+turn button keeps the focus. A click on the King is refused with a message. "Use this setup" asks
+GET /check and previews the canonical line; "Play this move" posts it. White's history shows its
+setup; Black's page (live update) shows "(hidden until revealed)" and nothing of White's half.
+White replaces its setup from its own latest one: a changed draft withdraws an earlier preview,
+and a Rabble on a mountain gets the server's message in .setup-message and no preview. Black's
+draft, started before White's setup came in, survives the live updates. After Black's setup both
+boards show both halves; one move each by clicking. Screenshots of both editors, also at 360 px
+(no sideways scrolling).
 
 Uses tests/harness/cdp.py. Python 3 standard library only.
 """
@@ -65,8 +66,9 @@ def cyvasse_turn_move(move):
     return re.sub(r"[a-l][1-9]", lambda m: cyvasse_turned(m.group(0)), move)
 
 
-# The Cyvasse setup as the spec gives it (rules/cyvasse.md 2.3, 4.3, 8.3), for the editor's test:
-# slots' squares TL TR BL BR per seat, the King's tile positions, the terrain per face.
+# The Cyvasse setup as docs/rules/cyvasse.md gives it (Terrain and tiles, The default setup, Writing
+# a setup), for the editor's test: slots' squares TL TR BL BR per seat, the King's tile positions,
+# the terrain per face.
 SETUP_SLOTS = {
     "White": {"L0": "a4 b4 a3 b3", "L1": "c4 d4 c3 d3", "L2": "e4 f4 e3 f3", "L3": "a2 b2 a1 b1",
               "L4": "c2 d2 c1 d1", "L5": "e2 f2 e1 f1", "R0": "f4 g4 e3 f3", "R1": "h4 i4 g3 h3",
@@ -117,7 +119,8 @@ class Setup:
         return c
 
     def line(self):
-        """The canonical echo (8.3): slots L0..L5 R0..R5, groups R S L H E C T D W K, squares by row then letter."""
+        """The canonical echo (Writing a setup): slots L0..L5 R0..R5, groups R S L H E C T D W K,
+        squares by row then letter."""
         parts = ["setup", self.kpos]
         for slot in sorted(self.slots, key=lambda s: (s[0] != "L", s)):
             tile, turned = self.slots[slot]
@@ -129,7 +132,7 @@ class Setup:
         return " ".join(parts)
 
     def terrain(self):
-        """{square: 'X' mountain, '~' water, '.' open} over the seat's half (2.3)."""
+        """{square: 'X' mountain, '~' water, '.' open} over the seat's half (Terrain and tiles)."""
         land = {sq: "." for sq in HALF[self.seat]}
         used, _ = SETUP_KPOS[self.kpos]
         assert sorted(used.split()) == sorted(self.slots), (used, self.slots)

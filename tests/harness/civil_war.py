@@ -1,16 +1,16 @@
 """harness.civil_war - Civil War as the black-box and browser tests play it: its seats, the move
 echo and the roll's result read back, and the board's geometry (fortresses, walls, gates) for
-hunting a King.
+hunting a King. Sections cited are those of docs/rules/civil-war.md.
 
 Python standard library only.
 """
 import re
 
 VARIANT = "civil-war"
-SEATS = ("South", "West", "North", "East")     # turn order, South first (spec 3)
+SEATS = ("South", "West", "North", "East")     # turn order, South first (Players, turns and facing)
 NAMES = ("Sam", "Wendy", "Nils", "Edna")
 FILES = "abcdefghijklmno"
-VALUES = {"K": 10, "G": 9, "Q": 8, "A": 7, "R": 6, "O": 5, "B": 4, "M": 3, "N": 2, "P": 1}   # spec 5.0
+VALUES = {"K": 10, "G": 9, "Q": 8, "A": 7, "R": 6, "O": 5, "B": 4, "M": 3, "N": 2, "P": 1}   # The pieces
 
 ECHO = re.compile(r"^(?P<army>[SWNE]): (?P<piece>[KQRGBANOPM])(?P<fr>[a-o]\d{1,2})"
                   r"(?P<sep>[-x])(?P<to>[a-o]\d{1,2})(?P<cap>!?)$")
@@ -27,7 +27,7 @@ def owner(pos, sq):
     return pos["owners"][15 - int(sq[1:])][FILES.index(sq[0])]
 
 
-# ---- geometry for the King hunt (spec 2, 3, 5) ----
+# ---- geometry for the King hunt (The board; Players, turns and facing; The pieces) ----
 
 FORTRESS = {"South": ("abc", (1, 2, 3)), "West": ("abc", (13, 14, 15)),
             "North": ("mno", (13, 14, 15)), "East": ("mno", (1, 2, 3))}
@@ -55,7 +55,7 @@ def fortress_of(sq):
 
 
 def step_ok(a, b):
-    """Spec 2.1: a single step between adjacent squares a and b, walls only."""
+    """A single step between adjacent squares a and b, walls only (Walls, gates and the Capital)."""
     fa, fb = fortress_of(a), fortress_of(b)
     return fa == fb or (a, b) in GATES
 

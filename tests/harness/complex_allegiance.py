@@ -1,13 +1,14 @@
 """harness.complex_allegiance - Complex Allegiance Chess as the black-box and browser tests play it:
 its seats, a scripted game to the first King capture and what stands where on the way, the
-position notation read as squares, and the board as each seat's page draws it.
+position notation read as squares, and the board as each seat's page draws it. Sections cited
+are those of docs/rules/complex-allegiance.md.
 
 Python standard library only.
 """
 import re
 
 VARIANT = "complex-allegiance"
-SEATS = ("North", "East", "South", "West")          # turn order, North first (spec 3)
+SEATS = ("North", "East", "South", "West")          # turn order, North first (Players)
 NAMES = ("Nora", "Emil", "Saul", "Wanda")
 FILES = "abcdefghij"
 CORNERS = {"a1", "j1", "a10", "j10"}
@@ -25,7 +26,7 @@ CORNERS = {"a1", "j1", "a10", "j10"}
 #               the NW pawn en passant with its c-pawn (c4xb3, removes b4);
 #   ply 34      the same South pawn promotes on rank 1 (no letter: a Queen);
 #   ply 38      the new Queen takes North's castled King on c1: South wins.
-# Several moves are sent in other spellings than the canonical one (spec 8.1).
+# Several moves are sent in other spellings than the canonical one (Writing moves).
 SCRIPT = [
     ("North", "g2-g4", "g2-g4", ""),
     ("East", "i8-g8", "i8-g8", ""),
@@ -103,12 +104,12 @@ def notation_squares(notation):
 
 def expected_grid(seat):
     """The square names as the seat's page draws them, top row first, left to right:
-    the seat's home edge at the bottom (spec 3), seen from its own side of the table."""
+    the seat's home edge at the bottom (Players; The board), seen from its own side of the table."""
     grid = []
     for r in range(10):
         row = []
         for c in range(10):
-            if seat in ("South", None):      # rank 1 at the top, file a on the left (spec 2)
+            if seat in ("South", None):      # rank 1 at the top, file a on the left (The board)
                 f, rank = c, r + 1
             elif seat == "North":            # turned half round: rank 1 at the bottom, file j on the left
                 f, rank = 9 - c, 10 - r

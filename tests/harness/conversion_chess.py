@@ -1,22 +1,22 @@
 """harness.conversion_chess - Conversion Chess as the black-box and browser tests play it: its seats
 and a scripted game to a King capture (displacement, assimilation, conversion, a compound split,
 a drop, promotions before, instead of and after a move), with what stands where and in the hands
-on the way.
+on the way. Sections cited are those of docs/rules/conversion-chess.md.
 
 Python standard library only.
 """
 
 VARIANT = "conversion-chess"
-SEATS = ("White", "Black")            # White moves first (spec 3)
+SEATS = ("White", "Black")            # White moves first (Players and hands)
 NAMES = ("Wes", "Bea")
 
 # The scripted game: (seat, text sent, canonical echo, note). What each move is for:
 #   ply 3   DISPLACEMENT: Black's Pawn takes e5; the Pawn (Second Tier) goes to Black's
-#           hand demoted, as the Knight chosen (spec 6.2), written in short form "d(n)";
+#           hand demoted, as the Knight chosen (Displacement), written in short form "d(n)";
 #   ply 4   opens the diagonal b2-e5;
 #   ply 6   ASSIMILATION: the Bishop (Third Tier) takes the Pawn on e5 and becomes the
 #           compound (BP); as a compound it then CONVERTS the Pawns it attacks, c7 and g7
-#           (spec 6.3), which turn White and face rank 9;
+#           (Attacking: conversion in place), which turn White and face rank 9;
 #   ply 8   PROMOTION INSTEAD OF A MOVE: the converted Pawn on g7 (White's zone) becomes a Rook;
 #   ply 10  the Rook displaces the Pawn on h7 (choice disp/assim: disp, demoted to a Knight:
 #           White's hand gets N) and, a Third Tier mover, CONVERTS the Bishop on h8 by attacking
@@ -30,8 +30,8 @@ NAMES = ("Wes", "Bea")
 #   ply 14  PROMOTION AFTER A MOVE: the converted Silver steps c9-d8 inside White's zone and
 #           becomes a Bishop (the promotion part written without the piece letter);
 #   ply 16  the new Bishop moves onto the King: King captured, White wins. The method written
-#           is accepted and ignored (spec 6.2 "Capturing the King", house 17).
-# Several moves are sent in other spellings than the canonical one (spec 8.1).
+#           is accepted and ignored (Capturing the King; house ruling 17).
+# Several moves are sent in other spellings than the canonical one (Writing moves).
 SCRIPT = [
     ("White", "e3-e4", "Pe3-e4", ""),
     ("Black", "Pe7-e6", "Pe7-e6", ""),

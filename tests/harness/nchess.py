@@ -23,7 +23,7 @@ START_BOARD = [
 
 # A game that reaches a release: at ply 15 North's Archer captures the South
 # Knight standing on South's prison [9 6], which holds a North Soldier, so the
-# Soldier is released and must be placed (nchess.md 6.3).
+# Soldier is released and must be placed (docs/rules/nchess.md, Release).
 RELEASE_LINE = [
     "S 7 7 7 8", "s 3 3 3 2", "N 9 2 8 4", "a 2 8 4 8", "C 9 1 8 1", "a 2 2 2 4",
     "A 8 8 5 5", "s 3 9 4 9", "A 5 5 3 5 6", "m 1 7 3 5 4", "N 8 4 9 6", "a 4 8 5 8",

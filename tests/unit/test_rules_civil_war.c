@@ -1,6 +1,6 @@
-/* test_rules_civil_war.c - the Civil War rules against spec civil-war.md: scenarios CW1-CW31, the attack
- * table with scripted dice and with the server's dice recipe, notation, position text, view,
- * round trips and random games. */
+/* test_rules_civil_war.c - the Civil War rules against docs/rules/civil-war.md: scenarios CW1-CW31,
+ * the attack table with scripted dice and with the server's dice recipe, notation, position text,
+ * view, round trips and random games. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -78,9 +78,9 @@ static char *grid_text(grid_t g, const char *tail)
 }
 
 /*
- * A position from a piece list; the armies in kings ("swne") get their King on the spec's
- * default square (sK b2, wK b14, nK n14, eK n2) unless the list places one. tail is the text
- * after the board: "<slot>:<controllers>:<bonds>:<declarations>:<passes>:<result>".
+ * A position from a piece list; the armies in kings ("swne") get their King on the start square
+ * the Scenarios assume (sK b2, wK b14, nK n14, eK n2) unless the list places one. tail is the
+ * text after the board: "<slot>:<controllers>:<bonds>:<declarations>:<passes>:<result>".
  */
 static rules_position *setup_k(const char *pieces, const char *kings, const char *tail)
 {
@@ -222,7 +222,7 @@ static int is_listed(const rules_position *pos, int seat, const char *canon)
 	return found;
 }
 
-/* ---- scenarios of spec section 10 ---- */
+/* ---- the Scenarios ---- */
 
 static void test_cw1_start(void **state)
 {
@@ -1015,7 +1015,7 @@ static void test_cw28_automatic_pass(void **state)
 	G->free_position(pos);
 }
 
-/* Resigning in play: the army leaves, the game goes on without it (spec 7). */
+/* Resigning in play: the army leaves, the game goes on without it (End of the game). */
 static void test_resignation_in_play(void **state)
 {
 	rules_position *pos = start_pos();
@@ -1149,7 +1149,8 @@ static void test_cw31_round_of_passes(void **state)
 
 /* ---- the attack table ---- */
 
-/* Spec 6.3, as printed: for d = v - a, the highest failing and the highest drawing roll. */
+/* The table of Attacks and the die, as printed: for d = v - a, the highest failing and the highest
+ * drawing roll. */
 static const struct {
 	int d, fail_max, draw_max;
 } table[] = {

@@ -1,5 +1,6 @@
-/* test_rules_complex_allegiance.c - the Complex Allegiance Chess rules against spec complex-allegiance.md:
- * scenarios CA1-CA17, notation, position text, random games, gestures. */
+/* test_rules_complex_allegiance.c - the Complex Allegiance Chess rules against
+ * docs/rules/complex-allegiance.md: scenarios CA1-CA17, notation, position text, random games,
+ * gestures. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -98,7 +99,7 @@ static rules_position *setup_grid(grid_t g, char side)
 	return position_of(text);
 }
 
-/* A position from a piece list (plus the Kings of the spec's header) and the
+/* A position from a piece list (plus the Kings the Scenarios assume) and the
  * seat to move, 'N', 'E', 'S' or 'W'. */
 static rules_position *setup(const char *pieces, char side)
 {
@@ -147,7 +148,7 @@ static const char *at(const rules_position *pos, const char *square)
 	return buf;
 }
 
-/* ---- scenarios of spec section 10 ---- */
+/* ---- the Scenarios ---- */
 
 static void test_ca1_start(void **state)
 {
@@ -746,7 +747,7 @@ static void test_ca17_king_into_attack(void **state)
 	G->free_position(pos);
 }
 
-/* ---- notation, spec 8 ---- */
+/* ---- notation (Writing moves) ---- */
 
 static void test_notation_examples(void **state)
 {

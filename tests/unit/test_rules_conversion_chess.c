@@ -1,5 +1,5 @@
-/* test_rules_conversion_chess.c - the Conversion Chess rules against spec conversion-chess.md: scenarios
- * CC1-CC22, notation, position text, random games. */
+/* test_rules_conversion_chess.c - the Conversion Chess rules against docs/rules/conversion-chess.md:
+ * scenarios CC1-CC22, notation, position text, random games. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,7 +32,7 @@ static void square_of(const char *s, int *r, int *f)
 /*
  * A position from "wR h2, bN h5, w(RN) d4": owner w/b, a piece letter or a compound in
  * parentheses (letters in the fixed order), a square. Unless kings is 0, wK e1 and bK e9 are
- * added for a side that has no King in the list (spec 10: "both Kings are present"). Hands are
+ * added for a side that has no King in the list (as the Scenarios assume). Hands are
  * written as in the position text ("" for empty), side is 'W' or 'B'.
  */
 static rules_position *setup_full(const char *pieces, const char *whand, const char *bhand, char side,
@@ -188,7 +188,7 @@ static void expect_going(const rules_position *pos, int seat)
 	assert_int_equal(G->turn(pos), 1u << seat);
 }
 
-/* ---- scenarios of spec section 10 ---- */
+/* ---- the Scenarios ---- */
 
 static void test_cc1_start(void **state)
 {
@@ -219,7 +219,7 @@ static void test_cc1_start(void **state)
 	assert_int_equal(count_moves(pos, BLACK), 0);
 
 	expect_legal(pos, "Pe3-e4", "Pe3-e4");
-	/* Knights and Dabbabas are stuck; no promotion outside the zone (ruling 14). */
+	/* Knights and Dabbabas are stuck; no promotion outside the zone (house ruling 14). */
 	expect_illegal(pos, "Nb1-c3", "the Knight on b1 cannot move to c3: the Knight move is blocked at b2");
 	expect_illegal(pos, "Da1-a3", "a3 holds your own Pawn");
 	expect_illegal(pos, "Pe3=R / Re3xe7 assim",
@@ -621,7 +621,8 @@ static void test_cc22_directions(void **state)
 
 /* ---- more rules ---- */
 
-/* A Pawn on its last rank cannot move but can promote in place (spec 5.4); drops go anywhere. */
+/* A Pawn on its last rank cannot move but can promote in place (The pieces and their
+ * tiers); drops go anywhere (Drops). */
 static void test_pawn_on_last_rank(void **state)
 {
 	rules_position *pos = setup_full("", "P", NULL, 'W', 1);
@@ -683,7 +684,7 @@ static void test_promotion_after_captures(void **state)
 	G->free_position(pos);
 }
 
-/* ---- notation, spec 8 ---- */
+/* ---- notation (Writing moves) ---- */
 
 static void test_notation_examples(void **state)
 {
@@ -1183,7 +1184,7 @@ static void read_text(const rules_position *pos, tpos *t)
 /* Counts of what the random games did, so the test can insist they covered it. */
 static int n_disp, n_assim, n_convert, n_drop, n_promo, n_king, n_king_converted, n_nomove, n_compound;
 
-/* Check what a move did against the notes and the two positions (spec 6). */
+/* Check what a move did against the notes and the two positions (Capturing; Drops). */
 static void check_step(const tpos *a, const tpos *b, int seat, const char *text, const char *note)
 {
 	const char *th = strstr(note, "to hand: "), *cv = strstr(note, "converts ");

@@ -1,5 +1,5 @@
-/* test_rules_cyvasse.c - the Nine-Tile Cyvasse rules against spec cyvasse.md: scenarios Y1-Y20, notation,
- * setups and their secrecy, random games from random setups. */
+/* test_rules_cyvasse.c - the Nine-Tile Cyvasse rules against docs/rules/cyvasse.md: scenarios Y1-Y20,
+ * notation, setups and their secrecy, random games from random setups. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,7 +26,7 @@ enum { WHITE = 0, BLACK = 1 };
 #define BLACK_DEFAULT "setup K1 L0=5A L1=6A L3=7A L4=8A R1=4B R2=3B R4=2Br R5=1B R=a6,d6,i6,j6,a7,j7 " \
 	"S=e6,f6,g6 L=b7,i7,c8 H=c7,h7 E=d7,g7 C=e7,f7 T=d9 D=g8 W=d8,f8 K=e8"
 
-/* Both default setups as the diagram of spec 4.3 draws them (terrain, then pieces). */
+/* Both default setups as the diagram of The default setup draws them (terrain, then pieces). */
 #define DEFAULT_TERRAIN ".....~../........X/........../X..~....X~./............/.~X....~..X/........../X......../..~....."
 #define DEFAULT_PIECES "....T.../..DWKWL../RLHECCEHLR/.RR.SSSR..R/............/r..rsss.rr./rlheccehlr/..lwkwd../...t...."
 
@@ -44,7 +44,7 @@ static int sq_index(const char *name)
 	return row_start[n] + i;
 }
 
-/* Hex distance between two squares (spec 2.2). */
+/* Hex distance between two squares (Neighbours and straight lines). */
 static int hex_distance(int a, int b)
 {
 	int xy[2][2];
@@ -668,7 +668,7 @@ static void test_y12_trebuchet(void **state)
 	pos = make("wK a1, bK h9, wT e1, bR e4", NULL, 'W');
 	expect_illegal(pos, "Te1xe4", "the Trebuchet cannot step back away from e4: it stands at the edge");
 	G->free_position(pos);
-	/* Next to an opposing Tower it engages nothing (house 7). */
+	/* Next to an opposing Tower it engages nothing (house ruling 7). */
 	pos = make("wK a1, bK h9, wT e2, bR e5, bW d2", NULL, 'W');
 	expect_illegal(pos, "Te2xe5", "next to an opposing Tower");
 	G->free_position(pos);
@@ -769,7 +769,7 @@ static void test_y16_water_and_mountains_block_engagement(void **state)
 	pos = make("wK a1, bK h9, wC e2, bR e5, wL c5", "X e3", 'W');
 	expect_illegal(pos, "Lc5xe5", "it has 0");
 	G->free_position(pos);
-	/* Water never hinders movement (house 11). */
+	/* Water never hinders movement (house ruling 11). */
 	pos = make("wK a1, bK h9, wL e2", "~ e3, ~ e4", 'W');
 	expect_legal(pos, "Le2-e5", "Le2-e5");
 	G->free_position(pos);
@@ -859,7 +859,7 @@ static void test_y20_moving_is_mandatory(void **state)
 	G->free_position(pos);
 }
 
-/* ---- notation, spec 8 ---- */
+/* ---- notation (Writing moves) ---- */
 
 static void test_notation_examples(void **state)
 {
@@ -1318,7 +1318,7 @@ static void test_move_counts(void **state)
 
 /* ---- random setups and random games ---- */
 
-/* Spec 2.3, both seats' tables as printed (not derived by rotation). */
+/* The slot table of Terrain and tiles, both seats as printed (not derived by rotation). */
 static const char *const slots_w[12][4] = {
 	{ "a4", "b4", "a3", "b3" }, { "c4", "d4", "c3", "d3" }, { "e4", "f4", "e3", "f3" },
 	{ "a2", "b2", "a1", "b1" }, { "c2", "d2", "c1", "d1" }, { "e2", "f2", "e1", "f1" },
@@ -1351,7 +1351,7 @@ static int slot_index(const char *s)
 	return (s[0] == 'R') * 6 + s[1] - '0';
 }
 
-/* Each position's King's tile and slots cover the seat's 38 squares once (spec 2.3). */
+/* Each position's King's tile and slots cover the seat's 38 squares once (Terrain and tiles). */
 static void test_tile_geometry(void **state)
 {
 	(void)state;

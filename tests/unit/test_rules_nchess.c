@@ -1,4 +1,5 @@
-/* test_rules_nchess.c - the Nchess rules against spec nchess.md: scenarios N1-N20, notation, random games, gestures. */
+/* test_rules_nchess.c - the Nchess rules against docs/rules/nchess.md: scenarios N1-N20, notation,
+ * random games, gestures. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,7 +28,7 @@ static int is_prison_sq(int r, int c)
 	return (r == 0 || r == 8) && (c == 3 || c == 5);
 }
 
-/* A position from a 9x9 board (0 = empty; [0][0] is the spec's [1 1]), the
+/* A position from a 9x9 board (0 = empty; [0][0] is the rules' [1 1]), the
  * four prisons ([1 4], [1 6], [9 4], [9 6], oldest first; NULL or "" for
  * empty) and the side to move, 'S' or 'N'. */
 static rules_position *setup_board(char board[9][9], const char *p14, const char *p16,
@@ -84,7 +85,7 @@ static rules_position *setup(const char *pieces, const char *p14, const char *p1
 	return setup_board(board, p14, p16, p94, p96, side);
 }
 
-/* The piece on spec square [r c] as written, "" when empty. */
+/* The piece on the rules' square [r c] as written, "" when empty. */
 static const char *at(const rules_position *pos, int r, int c)
 {
 	static rules_view v;
@@ -106,7 +107,7 @@ static const char *prison(const rules_position *pos, int k)
 	return buf;
 }
 
-/* ---- scenarios of spec section 10 ---- */
+/* ---- the Scenarios ---- */
 
 static void test_n1_first_move_and_count(void **state)
 {
@@ -607,7 +608,7 @@ static void test_n20_two_prisons(void **state)
 	G->free_position(pos);
 }
 
-/* ---- notation, spec 8 ---- */
+/* ---- notation (Writing moves) ---- */
 
 static void test_notation_examples(void **state)
 {
