@@ -79,7 +79,7 @@ def turned(r, c, turns):
     return r, c
 
 
-def spec_walls():
+def board_walls():
     """The board: {square: walled sides} as South sees the board (rank 15 at the top): a wall
     between orthogonal neighbours in and out of a fortress, but for the gates."""
     out = {}
@@ -225,7 +225,7 @@ class CivilWarGame(CivilWarPlay, daemon.DaemonCase):
             self.assertNotIn(side, south.walls.get(sq, set()), sq)
         # And no other walls than The board lists, which the API's position has too (bits top 1,
         # right 2, bottom 4, left 8).
-        self.assertEqual(south.walls, spec_walls())
+        self.assertEqual(south.walls, board_walls())
         for sq in cells:
             self.assertEqual({s for k, s in enumerate(SIDES) if cell(pos["walls"], sq) & (1 << k)},
                              south.walls.get(sq, set()), sq)

@@ -309,7 +309,7 @@ static void first_line_attribution(void **state)
 	/* top-posted: the reply comes first */
 	expect_line("S 7 1 6 1\n\nOn Sun, 22 Nov 2026 at 10:01, Rookery <play@example.org> wrote:\n> Your move\n",
 	            "S 7 1 6 1");
-	/* bottom-posted, mutt style (the example of the specification) */
+	/* bottom-posted, mutt style */
 	expect_line("On Sun, Nov 22, 2026 at 10:01:00AM +0100, X wrote:\n> ...\n> ...\n\nS 7 1 6 1", "S 7 1 6 1");
 	expect_line("On 22/11/2026 10:01, Rookery wrote:\n\n> Your move\n>\n> e.g. resign\n\n\ndraw\n-- \nsig\n", "draw");
 	/* wrapped over two lines, as Gmail does */
