@@ -287,6 +287,7 @@ typedef struct scanned {
 	int fr, ff, tr, tf;
 	char promo;             /* promotion letter written, 0 when none */
 } scanned;
+static_assert(sizeof(scanned) <= ENGINE_SCAN_BYTES, "scanned must fit in engine_parse's buffer");
 
 static int castle_check(const rules_position *pos, int seat, int kind, ca_move *out,
 			rules_error *err)
@@ -428,9 +429,11 @@ static int pawn_check(const rules_position *pos, int seat, int fr, int ff, int t
  * *out with the move in its one canonical encoding (a promotion without a
  * letter becomes a Queen). The turn itself is the caller's business.
  */
-static int check_move(const rules_position *pos, int seat, const scanned *s, ca_move *out,
+static int check_move(const rules_position *pos, int seat, const void *in, void *into,
 		      rules_error *err)
 {
+	const scanned *s = in;
+	ca_move *out = into;
 	const square *c, *t;
 	ca_move m;
 	char d[48], s1[4], s2[4];
@@ -690,8 +693,9 @@ static int is_castle_o(char ch)
 }
 
 /* The grammar of docs/rules/complex-allegiance.md, Writing moves; nothing about the position. */
-static int scan(const char *text, scanned *s, rules_error *err)
+static int scan(const char *text, void *into, rules_error *err)
 {
+	scanned *s = into;
 	const char *p;
 	int rc;
 
@@ -771,23 +775,14 @@ static int check_turn(const rules_position *pos, int seat, rules_error *err)
 	return 0;
 }
 
+static const engine_reader reader = {
+	sizeof(scanned), sizeof(ca_move), scan, check_turn, check_move, NULL,
+};
+
 static int ca_parse(const rules_position *pos, int seat, const char *text, rules_move *move,
 		    rules_error *err)
 {
-	scanned s;
-	ca_move m;
-	int rc;
-
-	memset(move, 0, sizeof *move);
-	move->seat = seat;
-	if ((rc = scan(text, &s, err)))
-		return rc;
-	if ((rc = check_turn(pos, seat, err)))
-		return rc;
-	if ((rc = check_move(pos, seat, &s, &m, err)))
-		return rc;
-	engine_pack(move, &m, sizeof m, seat);
-	return 0;
+	return engine_parse(&reader, pos, seat, text, move, err);
 }
 
 /* ---- the rules_game functions ---- */

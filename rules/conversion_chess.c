@@ -631,6 +631,7 @@ typedef struct scanned {
 	int nparts;             /* 1 or 2 */
 	part p[2];
 } scanned;
+static_assert(sizeof(scanned) <= ENGINE_SCAN_BYTES, "scanned must fit in engine_parse's buffer");
 
 /* Squares as the notation names them: files a-i, ranks 1-9. */
 static const square_names squares = { SIZE, SIZE, "e4", "", "", 0 };
@@ -766,8 +767,9 @@ static int scan_part(const char **pp, part *w, rules_error *err)
 }
 
 /* The grammar of docs/rules/conversion-chess.md, Writing moves; nothing about the position. */
-static int scan(const char *text, scanned *s, rules_error *err)
+static int scan(const char *text, void *into, rules_error *err)
 {
+	scanned *s = into;
 	part parts[MAX_PARTS];
 	int n = 0, promos = 0, moves = 0, drops = 0, rc;
 	const char *p;
@@ -1096,9 +1098,11 @@ static int check_after(const rules_position *pos, int seat, const part *a, const
  * Check a turn written as s by seat against the position; on success fill *out with the move in
  * its one canonical encoding. The turn itself is the caller's business.
  */
-static int check_text(const rules_position *pos, int seat, const scanned *s, cc_move *out,
+static int check_text(const rules_position *pos, int seat, const void *in, void *into,
 		      rules_error *err)
 {
+	const scanned *s = in;
+	cc_move *out = into;
 	const part *a = &s->p[0], *b = &s->p[1];
 	unsigned powers;
 	int rc;
@@ -1122,23 +1126,14 @@ static int check_text(const rules_position *pos, int seat, const scanned *s, cc_
 	return check_after(pos, seat, a, b, out, err);
 }
 
+static const engine_reader reader = {
+	sizeof(scanned), sizeof(cc_move), scan, check_turn, check_text, NULL,
+};
+
 static int cc_parse(const rules_position *pos, int seat, const char *text, rules_move *move,
 		    rules_error *err)
 {
-	scanned s;
-	cc_move m;
-	int rc;
-
-	memset(move, 0, sizeof *move);
-	move->seat = seat;
-	if ((rc = scan(text, &s, err)))
-		return rc;
-	if ((rc = check_turn(pos, seat, err)))
-		return rc;
-	if ((rc = check_text(pos, seat, &s, &m, err)))
-		return rc;
-	engine_pack(move, &m, sizeof m, seat);
-	return 0;
+	return engine_parse(&reader, pos, seat, text, move, err);
 }
 
 /* ---- the rules_game functions ---- */
