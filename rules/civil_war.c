@@ -594,6 +594,7 @@ typedef struct scanned {
 	int ndecl;
 	unsigned char decl[MAX_DECL][2];
 } scanned;
+static_assert(sizeof(scanned) <= ENGINE_SCAN_BYTES, "scanned must fit in engine_parse's buffer");
 
 static int turn_message(const rules_position *pos, rules_error *err)
 {
@@ -849,9 +850,11 @@ static int check_decls(const rules_position *pos, int seat, const scanned *s, cw
 	return 0;
 }
 
-static int check_line(const rules_position *pos, int seat, const scanned *s, cw_move *out,
+static int check_line(const rules_position *pos, int seat, const void *in, void *into,
 		      rules_error *err)
 {
+	const scanned *s = in;
+	cw_move *out = into;
 	int rc;
 
 	memset(out, 0, sizeof *out);
@@ -1013,8 +1016,9 @@ static int scan_action(const char **pp, scanned *s, rules_error *err)
 }
 
 /* The grammar of docs/rules/civil-war.md, Writing moves; nothing about the position. */
-static int scan(const char *text, scanned *s, rules_error *err)
+static int scan(const char *text, void *into, rules_error *err)
 {
+	scanned *s = into;
 	const char *p;
 	int rc;
 	char w[16];
@@ -1043,24 +1047,23 @@ static int scan(const char *text, scanned *s, rules_error *err)
 	return 0;
 }
 
+/* Declarations may come from any seat at any time: a line without an action. */
+static int only_declarations(const void *in)
+{
+	const scanned *s = in;
+
+	return s->act == SC_NONE;
+}
+
+/* No turn to check: check_line knows whose turn an action needs. */
+static const engine_reader reader = {
+	sizeof(scanned), sizeof(cw_move), scan, NULL, check_line, only_declarations,
+};
+
 static int cw_parse(const rules_position *pos, int seat, const char *text, rules_move *move,
 		    rules_error *err)
 {
-	scanned s;
-	cw_move m;
-	int rc;
-
-	memset(move, 0, sizeof *move);
-	move->seat = seat;
-	if ((rc = scan(text, &s, err)))
-		return rc;
-	/* Declarations may come from any seat at any time: say so even when they fail. */
-	move->anytime = s.act == SC_NONE;
-	if ((rc = check_line(pos, seat, &s, &m, err)))
-		return rc;
-	engine_pack(move, &m, sizeof m, seat);
-	move->anytime = m.act == ACT_NONE;
-	return 0;
+	return engine_parse(&reader, pos, seat, text, move, err);
 }
 
 /* ---- the rules_game functions ---- */
