@@ -1126,8 +1126,91 @@ static int check_text(const rules_position *pos, int seat, const void *in, void 
 	return check_after(pos, seat, a, b, out, err);
 }
 
+/* Whether the move's fields are in range (says nothing about legality). */
+static int well_formed(const cc_move *m)
+{
+	unsigned powers = move_powers(m);
+
+	switch (m->kind) {
+	case KIND_DROP:
+		return m->tr < SIZE && m->tf < SIZE && hand_index(m->drop) >= 0;
+	case KIND_PROMOTE:
+		return m->fr < SIZE && m->ff < SIZE && powers && !(powers & ~PW_ALL)
+			&& m->promo && power_of(m->promo);
+	case KIND_MOVE:
+		if (m->fr >= SIZE || m->ff >= SIZE || m->tr >= SIZE || m->tf >= SIZE || !powers
+		    || (powers & ~PW_ALL) || m->capture > 1 || m->method > M_ASSIM
+		    || m->ndemote > MAX_DEMOTE || m->when > WHEN_AFTER || (m->when && !power_of(m->promo)))
+			return 0;
+		for (int i = 0; i < m->ndemote; i++)
+			if (hand_index(m->demote[i]) < 0)
+				return 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* The parts of a stored move, as if written in full; -1 when the move is malformed. */
+static int to_scanned(const void *in, void *into)
+{
+	const cc_move *m = in;
+	scanned *s = into;
+	part mv, pr;
+
+	if (!well_formed(m))
+		return -1;
+	memset(s, 0, sizeof *s);
+	memset(&mv, 0, sizeof mv);
+	memset(&pr, 0, sizeof pr);
+	s->nparts = 1;
+	if (m->kind == KIND_DROP) {
+		s->p[0].kind = PART_DROP;
+		s->p[0].tr = m->tr;
+		s->p[0].tf = m->tf;
+		s->p[0].letter = (char)m->drop;
+		return 0;
+	}
+	if (m->kind == KIND_PROMOTE) {
+		s->p[0].kind = PART_PROMO;
+		s->p[0].piece = move_powers(m);
+		s->p[0].fr = m->fr;
+		s->p[0].ff = m->ff;
+		s->p[0].letter = (char)m->promo;
+		return 0;
+	}
+	mv.kind = PART_MOVE;
+	mv.piece = m->when == WHEN_BEFORE ? 0 : move_powers(m);
+	mv.fr = m->fr;
+	mv.ff = m->ff;
+	mv.tr = m->tr;
+	mv.tf = m->tf;
+	mv.method = m->method;
+	mv.nlist = m->method == M_DISP && m->ndemote ? m->ndemote : -1;
+	for (int i = 0; i < m->ndemote && i < MAX_DEMOTE; i++)
+		mv.list[i] = (char)m->demote[i];
+	pr.kind = PART_PROMO;
+	pr.letter = (char)m->promo;
+	if (m->when == WHEN_BEFORE) {
+		pr.piece = move_powers(m);
+		pr.fr = m->fr;
+		pr.ff = m->ff;
+		s->p[0] = pr;
+		s->p[1] = mv;
+		s->nparts = 2;
+	} else if (m->when == WHEN_AFTER) {
+		pr.fr = m->tr;
+		pr.ff = m->tf;
+		s->p[0] = mv;
+		s->p[1] = pr;
+		s->nparts = 2;
+	} else {
+		s->p[0] = mv;
+	}
+	return 0;
+}
+
 static const engine_reader reader = {
-	sizeof(scanned), sizeof(cc_move), scan, check_turn, check_text, NULL,
+	sizeof(scanned), sizeof(cc_move), scan, check_turn, check_text, NULL, to_scanned,
 };
 
 static int cc_parse(const rules_position *pos, int seat, const char *text, rules_move *move,
@@ -1160,84 +1243,6 @@ static int cc_start(const char *options, rules_position **out, rules_error *err)
 static rules_position *cc_clone(const rules_position *pos)
 {
 	return xmemdup(pos, sizeof *pos);
-}
-
-/* Whether the move's fields are in range (says nothing about legality). */
-static int well_formed(const cc_move *m)
-{
-	unsigned powers = move_powers(m);
-
-	switch (m->kind) {
-	case KIND_DROP:
-		return m->tr < SIZE && m->tf < SIZE && hand_index(m->drop) >= 0;
-	case KIND_PROMOTE:
-		return m->fr < SIZE && m->ff < SIZE && powers && !(powers & ~PW_ALL)
-			&& m->promo && power_of(m->promo);
-	case KIND_MOVE:
-		if (m->fr >= SIZE || m->ff >= SIZE || m->tr >= SIZE || m->tf >= SIZE || !powers
-		    || (powers & ~PW_ALL) || m->capture > 1 || m->method > M_ASSIM
-		    || m->ndemote > MAX_DEMOTE || m->when > WHEN_AFTER || (m->when && !power_of(m->promo)))
-			return 0;
-		for (int i = 0; i < m->ndemote; i++)
-			if (hand_index(m->demote[i]) < 0)
-				return 0;
-		return 1;
-	}
-	return 0;
-}
-
-/* The parts of a well-formed move, as if written in full. */
-static void to_scanned(const cc_move *m, scanned *s)
-{
-	part mv, pr;
-
-	memset(s, 0, sizeof *s);
-	memset(&mv, 0, sizeof mv);
-	memset(&pr, 0, sizeof pr);
-	s->nparts = 1;
-	if (m->kind == KIND_DROP) {
-		s->p[0].kind = PART_DROP;
-		s->p[0].tr = m->tr;
-		s->p[0].tf = m->tf;
-		s->p[0].letter = (char)m->drop;
-		return;
-	}
-	if (m->kind == KIND_PROMOTE) {
-		s->p[0].kind = PART_PROMO;
-		s->p[0].piece = move_powers(m);
-		s->p[0].fr = m->fr;
-		s->p[0].ff = m->ff;
-		s->p[0].letter = (char)m->promo;
-		return;
-	}
-	mv.kind = PART_MOVE;
-	mv.piece = m->when == WHEN_BEFORE ? 0 : move_powers(m);
-	mv.fr = m->fr;
-	mv.ff = m->ff;
-	mv.tr = m->tr;
-	mv.tf = m->tf;
-	mv.method = m->method;
-	mv.nlist = m->method == M_DISP && m->ndemote ? m->ndemote : -1;
-	for (int i = 0; i < m->ndemote && i < MAX_DEMOTE; i++)
-		mv.list[i] = (char)m->demote[i];
-	pr.kind = PART_PROMO;
-	pr.letter = (char)m->promo;
-	if (m->when == WHEN_BEFORE) {
-		pr.piece = move_powers(m);
-		pr.fr = m->fr;
-		pr.ff = m->ff;
-		s->p[0] = pr;
-		s->p[1] = mv;
-		s->nparts = 2;
-	} else if (m->when == WHEN_AFTER) {
-		pr.fr = m->tr;
-		pr.ff = m->tf;
-		s->p[0] = mv;
-		s->p[1] = pr;
-		s->nparts = 2;
-	} else {
-		s->p[0] = mv;
-	}
 }
 
 /*
@@ -1380,25 +1385,14 @@ static int do_move(rules_position *pos, const cc_move *m, int seat, rules_outcom
 static int cc_apply(rules_position *pos, const rules_move *move, const rules_dice *dice,
 		    rules_outcome *outcome, rules_error *err)
 {
-	cc_move m, canon;
-	scanned s;
+	cc_move m;
 	int seat = move->seat, rc;
 
 	(void)dice;     /* no dice in this game */
 	if (outcome)
 		outcome->note[0] = 0;
-	if ((rc = check_turn(pos, seat, err)))
+	if ((rc = check_turn(pos, seat, err)) || (rc = engine_recheck(&reader, pos, move, &m, err)))
 		return rc;
-	if (move->partial)
-		return rules_fail(err, RULES_E_INCOMPLETE, "a partial move cannot be applied");
-	engine_unpack(move, &m, sizeof m);
-	if (!well_formed(&m))
-		return rules_fail(err, RULES_E_ILLEGAL, "malformed move");
-	to_scanned(&m, &s);
-	if ((rc = check_text(pos, seat, &s, &canon, err)))
-		return rc;
-	if (memcmp(&canon, &m, sizeof m) != 0)
-		return rules_fail(err, RULES_E_ILLEGAL, "malformed move");
 
 	/* Valid: from here on nothing fails. */
 	switch (m.kind) {

@@ -1473,8 +1473,17 @@ static int check_line(const rules_position *pos, int seat, const void *in, void 
 	return check_move(pos, seat, &s->move, into, err);
 }
 
+/* A stored play move as the line it reads back from; -1 when malformed. Setups have their own. */
+static int unscan_line(const void *in, void *into)
+{
+	scanned_line *s = into;
+
+	s->kind = LINE_MOVE;
+	return unscan_move(in, &s->move);
+}
+
 static const engine_reader reader = {
-	sizeof(scanned_line), sizeof(cy_move), scan_line, NULL, check_line, NULL,
+	sizeof(scanned_line), sizeof(cy_move), scan_line, NULL, check_line, NULL, unscan_line,
 };
 
 static int cy_parse(const rules_position *pos, int seat, const char *text,
@@ -1644,8 +1653,7 @@ static int apply_setup(rules_position *pos, const cy_move *m, int seat, const ru
 static int cy_apply(rules_position *pos, const rules_move *move, const rules_dice *dice,
 		    rules_outcome *outcome, rules_error *err)
 {
-	cy_move m, again;
-	scanned s;
+	cy_move m;
 	int seat = move->seat, rc;
 	char victim;
 
@@ -1662,14 +1670,9 @@ static int cy_apply(rules_position *pos, const rules_move *move, const rules_dic
 			return rules_fail(err, RULES_E_TURN, "Cyvasse has no seat %d", seat);
 		return apply_setup(pos, &m, seat, dice, outcome, err);
 	}
-	if ((rc = check_turn(pos, seat, err)))
+	/* The turn before the move's form, as in the other games (check_line asks it again). */
+	if ((rc = check_turn(pos, seat, err)) || (rc = engine_recheck(&reader, pos, move, &m, err)))
 		return rc;
-	if (unscan_move(&m, &s))
-		return rules_fail(err, RULES_E_ILLEGAL, "malformed move");
-	if ((rc = check_move(pos, seat, &s, &again, err)))
-		return rc;
-	if (memcmp(&again, &m, sizeof m) != 0)
-		return rules_fail(err, RULES_E_ILLEGAL, "malformed move");
 
 	/* Valid: from here on nothing fails. */
 	victim = m.type == 'X' ? pos->board[m.to] : 0;

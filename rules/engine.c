@@ -48,6 +48,26 @@ int engine_parse(const engine_reader *r, const rules_position *pos, int seat, co
 	return rc;
 }
 
+int engine_recheck(const engine_reader *r, const rules_position *pos, const rules_move *move,
+		   void *m, rules_error *err)
+{
+	_Alignas(max_align_t) unsigned char s[ENGINE_SCAN_BYTES], canon[RULES_MOVE_BYTES];
+	int rc;
+
+	assert(r->scan_size <= sizeof s && r->move_size <= sizeof canon);
+	if (move->partial)
+		return rules_fail(err, RULES_E_INCOMPLETE, "a partial move cannot be applied");
+	engine_unpack(move, m, r->move_size);
+	if (r->unscan(m, s))
+		return rules_fail(err, RULES_E_ILLEGAL, "malformed move");
+	memset(canon, 0, r->move_size);
+	if ((rc = r->check(pos, move->seat, s, canon, err)))
+		return rc;
+	if (memcmp(canon, m, r->move_size) != 0)
+		return rules_fail(err, RULES_E_ILLEGAL, "malformed move");
+	return 0;
+}
+
 size_t engine_generate(int (*gen_all)(engine_gen *g), const rules_position *pos, int seat,
 		       rules_move_list *out)
 {

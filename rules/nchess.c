@@ -745,7 +745,7 @@ static int check_scanned(const rules_position *pos, int seat, const void *in, vo
 }
 
 static const engine_reader reader = {
-	sizeof(scanned), sizeof(nc_move), scan, check_turn, check_scanned, NULL,
+	sizeof(scanned), sizeof(nc_move), scan, check_turn, check_scanned, NULL, NULL,
 };
 
 static int nc_parse(const rules_position *pos, int seat, const char *text,
