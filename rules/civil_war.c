@@ -1512,7 +1512,8 @@ static void cw_result(const rules_position *pos, rules_result *out)
  * Resignation (docs/rules/civil-war.md, End of the game): the resigner's own army leaves the
  * board, the armies it controlled go back to their owners, its alliances lapse and the players
  * bound to it are free; then the end condition is checked, and otherwise play goes on (from the
- * next army when the resigner's army had the slot).
+ * next army when the resigner's army had the slot). A resignation breaks a round of passes
+ * (house ruling 27): the armies that passed may be able to act on the changed board.
  */
 static int cw_resign(rules_position *pos, int seat, rules_outcome *oc, rules_error *err)
 {
@@ -1528,6 +1529,7 @@ static int cw_resign(rules_position *pos, int seat, rules_outcome *oc, rules_err
 				memset(&pos->board[r][f], 0, sizeof(square));
 	engine_note(oc, "%s resigns; %s is out", seat_names[seat], seat_names[seat]);
 	leave(pos, seat, oc);
+	pos->passes = 0;
 	if (check_end(pos, oc))
 		return 0;
 	if (pos->slot == seat || !(has_action(pos, pos->slot) || can_betray(pos, pos->slot)))
