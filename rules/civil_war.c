@@ -594,6 +594,7 @@ typedef struct scanned {
 	int ndecl;
 	unsigned char decl[MAX_DECL][2];
 } scanned;
+static_assert(sizeof(scanned) <= ENGINE_SCAN_BYTES, "scanned must fit in engine_parse's buffer");
 
 static int turn_message(const rules_position *pos, rules_error *err)
 {
@@ -849,9 +850,11 @@ static int check_decls(const rules_position *pos, int seat, const scanned *s, cw
 	return 0;
 }
 
-static int check_line(const rules_position *pos, int seat, const scanned *s, cw_move *out,
+static int check_line(const rules_position *pos, int seat, const void *in, void *into,
 		      rules_error *err)
 {
+	const scanned *s = in;
+	cw_move *out = into;
 	int rc;
 
 	memset(out, 0, sizeof *out);
@@ -1013,8 +1016,9 @@ static int scan_action(const char **pp, scanned *s, rules_error *err)
 }
 
 /* The grammar of docs/rules/civil-war.md, Writing moves; nothing about the position. */
-static int scan(const char *text, scanned *s, rules_error *err)
+static int scan(const char *text, void *into, rules_error *err)
 {
+	scanned *s = into;
 	const char *p;
 	int rc;
 	char w[16];
@@ -1043,24 +1047,67 @@ static int scan(const char *text, scanned *s, rules_error *err)
 	return 0;
 }
 
+/* Whether the move's fields are in range (says nothing about legality). */
+static int well_formed(const cw_move *m)
+{
+	if (m->act > ACT_PASS || m->army >= NSEATS || m->ndecl > MAX_DECL)
+		return 0;
+	for (int i = 0; i < m->ndecl; i++)
+		if ((m->decl[i][0] != DECL_ALLY && m->decl[i][0] != DECL_BREAK) || m->decl[i][1] >= NSEATS)
+			return 0;
+	if (m->act == ACT_MOVE || m->act == ACT_ATTACK || m->act == ACT_CAPITAL || m->act == ACT_BETRAY)
+		return is_piece_letter(m->type) && on_board(m->fr, m->ff) && on_board(m->tr, m->tf);
+	return 1;
+}
+
+/* The unscanned form of a stored move, to check it exactly as parse did; -1 when malformed. */
+static int unscan(const void *in, void *into)
+{
+	const cw_move *m = in;
+	scanned *s = into;
+
+	if (!well_formed(m))
+		return -1;
+	memset(s, 0, sizeof *s);
+	s->army = m->act == ACT_NONE ? -1 : m->army;
+	s->fr = m->fr;
+	s->ff = m->ff;
+	s->tr = m->tr;
+	s->tf = m->tf;
+	s->letter = (char)m->type;
+	switch (m->act) {
+	case ACT_NONE: s->act = SC_NONE; break;
+	case ACT_MOVE:
+	case ACT_ATTACK: s->act = SC_MOVE; break;
+	case ACT_CAPITAL:
+		s->act = m->fr == m->tr && m->ff == m->tf ? SC_CAP2 : SC_MOVE;
+		s->capital = s->act == SC_MOVE;
+		break;
+	case ACT_BETRAY: s->act = SC_BETRAY; break;
+	default: s->act = SC_PASS; break;
+	}
+	s->ndecl = m->ndecl;
+	memcpy(s->decl, m->decl, sizeof s->decl);
+	return 0;
+}
+
+/* Declarations may come from any seat at any time: a line without an action. */
+static int only_declarations(const void *in)
+{
+	const scanned *s = in;
+
+	return s->act == SC_NONE;
+}
+
+/* No turn to check: check_line knows whose turn an action needs. */
+static const engine_reader reader = {
+	sizeof(scanned), sizeof(cw_move), scan, NULL, check_line, only_declarations, unscan,
+};
+
 static int cw_parse(const rules_position *pos, int seat, const char *text, rules_move *move,
 		    rules_error *err)
 {
-	scanned s;
-	cw_move m;
-	int rc;
-
-	memset(move, 0, sizeof *move);
-	move->seat = seat;
-	if ((rc = scan(text, &s, err)))
-		return rc;
-	/* Declarations may come from any seat at any time: say so even when they fail. */
-	move->anytime = s.act == SC_NONE;
-	if ((rc = check_line(pos, seat, &s, &m, err)))
-		return rc;
-	engine_pack(move, &m, sizeof m, seat);
-	move->anytime = m.act == ACT_NONE;
-	return 0;
+	return engine_parse(&reader, pos, seat, text, move, err);
 }
 
 /* ---- the rules_game functions ---- */
@@ -1090,19 +1137,6 @@ static int cw_start(const char *options, rules_position **out, rules_error *err)
 static rules_position *cw_clone(const rules_position *pos)
 {
 	return xmemdup(pos, sizeof *pos);
-}
-
-/* Whether the move's fields are in range (says nothing about legality). */
-static int well_formed(const cw_move *m)
-{
-	if (m->act > ACT_PASS || m->army >= NSEATS || m->ndecl > MAX_DECL)
-		return 0;
-	for (int i = 0; i < m->ndecl; i++)
-		if ((m->decl[i][0] != DECL_ALLY && m->decl[i][0] != DECL_BREAK) || m->decl[i][1] >= NSEATS)
-			return 0;
-	if (m->act == ACT_MOVE || m->act == ACT_ATTACK || m->act == ACT_CAPITAL || m->act == ACT_BETRAY)
-		return is_piece_letter(m->type) && on_board(m->fr, m->ff) && on_board(m->tr, m->tf);
-	return 1;
 }
 
 static size_t cw_format(const rules_position *pos, const rules_move *move, char *buf, size_t size)
@@ -1318,36 +1352,10 @@ static void apply_decls(rules_position *p, int seat, const cw_move *m, rules_out
 	}
 }
 
-/* The unscanned form of a stored move, to check it exactly as parse did. */
-static void unscan(const cw_move *m, scanned *s)
-{
-	memset(s, 0, sizeof *s);
-	s->army = m->act == ACT_NONE ? -1 : m->army;
-	s->fr = m->fr;
-	s->ff = m->ff;
-	s->tr = m->tr;
-	s->tf = m->tf;
-	s->letter = (char)m->type;
-	switch (m->act) {
-	case ACT_NONE: s->act = SC_NONE; break;
-	case ACT_MOVE:
-	case ACT_ATTACK: s->act = SC_MOVE; break;
-	case ACT_CAPITAL:
-		s->act = m->fr == m->tr && m->ff == m->tf ? SC_CAP2 : SC_MOVE;
-		s->capital = s->act == SC_MOVE;
-		break;
-	case ACT_BETRAY: s->act = SC_BETRAY; break;
-	default: s->act = SC_PASS; break;
-	}
-	s->ndecl = m->ndecl;
-	memcpy(s->decl, m->decl, sizeof s->decl);
-}
-
 static int cw_apply(rules_position *pos, const rules_move *move, const rules_dice *dice,
 		    rules_outcome *outcome, rules_error *err)
 {
-	cw_move m, canon;
-	scanned s;
+	cw_move m;
 	rules_position np;
 	int seat = move->seat, rc, roll = 0, need = 0, result = 2;   /* 2 success, 1 draw, 0 failure */
 	int count[NSEATS], after[NSEATS];
@@ -1357,16 +1365,8 @@ static int cw_apply(rules_position *pos, const rules_move *move, const rules_dic
 		outcome->note[0] = 0;
 	if (pos->over)
 		return rules_fail(err, RULES_E_OVER, "the game is over");
-	if (move->partial)
-		return rules_fail(err, RULES_E_INCOMPLETE, "a partial move cannot be applied");
-	engine_unpack(move, &m, sizeof m);
-	if (!well_formed(&m))
-		return rules_fail(err, RULES_E_ILLEGAL, "malformed move");
-	unscan(&m, &s);
-	if ((rc = check_line(pos, seat, &s, &canon, err)))
+	if ((rc = engine_recheck(&reader, pos, move, &m, err)))
 		return rc;
-	if (memcmp(&canon, &m, sizeof m) != 0)
-		return rules_fail(err, RULES_E_ILLEGAL, "malformed move");
 
 	/* The die first: nothing changes when it cannot be rolled. */
 	if (m.act == ACT_ATTACK || m.act == ACT_CAPITAL) {
@@ -1512,7 +1512,8 @@ static void cw_result(const rules_position *pos, rules_result *out)
  * Resignation (docs/rules/civil-war.md, End of the game): the resigner's own army leaves the
  * board, the armies it controlled go back to their owners, its alliances lapse and the players
  * bound to it are free; then the end condition is checked, and otherwise play goes on (from the
- * next army when the resigner's army had the slot).
+ * next army when the resigner's army had the slot). A resignation breaks a round of passes
+ * (house ruling 27): the armies that passed may be able to act on the changed board.
  */
 static int cw_resign(rules_position *pos, int seat, rules_outcome *oc, rules_error *err)
 {
@@ -1528,6 +1529,7 @@ static int cw_resign(rules_position *pos, int seat, rules_outcome *oc, rules_err
 				memset(&pos->board[r][f], 0, sizeof(square));
 	engine_note(oc, "%s resigns; %s is out", seat_names[seat], seat_names[seat]);
 	leave(pos, seat, oc);
+	pos->passes = 0;
 	if (check_end(pos, oc))
 		return 0;
 	if (pos->slot == seat || !(has_action(pos, pos->slot) || can_betray(pos, pos->slot)))

@@ -287,6 +287,7 @@ typedef struct scanned {
 	int fr, ff, tr, tf;
 	char promo;             /* promotion letter written, 0 when none */
 } scanned;
+static_assert(sizeof(scanned) <= ENGINE_SCAN_BYTES, "scanned must fit in engine_parse's buffer");
 
 static int castle_check(const rules_position *pos, int seat, int kind, ca_move *out,
 			rules_error *err)
@@ -428,9 +429,11 @@ static int pawn_check(const rules_position *pos, int seat, int fr, int ff, int t
  * *out with the move in its one canonical encoding (a promotion without a
  * letter becomes a Queen). The turn itself is the caller's business.
  */
-static int check_move(const rules_position *pos, int seat, const scanned *s, ca_move *out,
+static int check_move(const rules_position *pos, int seat, const void *in, void *into,
 		      rules_error *err)
 {
+	const scanned *s = in;
+	ca_move *out = into;
 	const square *c, *t;
 	ca_move m;
 	char d[48], s1[4], s2[4];
@@ -690,8 +693,9 @@ static int is_castle_o(char ch)
 }
 
 /* The grammar of docs/rules/complex-allegiance.md, Writing moves; nothing about the position. */
-static int scan(const char *text, scanned *s, rules_error *err)
+static int scan(const char *text, void *into, rules_error *err)
 {
+	scanned *s = into;
 	const char *p;
 	int rc;
 
@@ -771,23 +775,45 @@ static int check_turn(const rules_position *pos, int seat, rules_error *err)
 	return 0;
 }
 
+/* Whether the move's fields are in range (says nothing about legality). */
+static int well_formed(const ca_move *m)
+{
+	if (!is_piece_type(m->type) || !on_board(m->fr, m->ff) || !on_board(m->tr, m->tf)
+	    || m->capture > 1 || m->special > EN_PASSANT)
+		return 0;
+	if (m->promo && (m->type != 'P' || !strchr("QRBN", m->promo)))
+		return 0;
+	if ((m->special == CASTLE_SHORT || m->special == CASTLE_LONG) && m->type != 'K')
+		return 0;
+	return 1;
+}
+
+/* The stored move m as written, to check it exactly as parse did; -1 when m is malformed. */
+static int unscan(const void *in, void *into)
+{
+	const ca_move *m = in;
+	scanned *s = into;
+
+	if (!well_formed(m))
+		return -1;
+	memset(s, 0, sizeof *s);
+	s->letter = (char)m->type;
+	s->fr = m->fr;
+	s->ff = m->ff;
+	s->tr = m->tr;
+	s->tf = m->tf;
+	s->promo = (char)m->promo;
+	return 0;
+}
+
+static const engine_reader reader = {
+	sizeof(scanned), sizeof(ca_move), scan, check_turn, check_move, NULL, unscan,
+};
+
 static int ca_parse(const rules_position *pos, int seat, const char *text, rules_move *move,
 		    rules_error *err)
 {
-	scanned s;
-	ca_move m;
-	int rc;
-
-	memset(move, 0, sizeof *move);
-	move->seat = seat;
-	if ((rc = scan(text, &s, err)))
-		return rc;
-	if ((rc = check_turn(pos, seat, err)))
-		return rc;
-	if ((rc = check_move(pos, seat, &s, &m, err)))
-		return rc;
-	engine_pack(move, &m, sizeof m, seat);
-	return 0;
+	return engine_parse(&reader, pos, seat, text, move, err);
 }
 
 /* ---- the rules_game functions ---- */
@@ -814,19 +840,6 @@ static int ca_start(const char *options, rules_position **out, rules_error *err)
 static rules_position *ca_clone(const rules_position *pos)
 {
 	return xmemdup(pos, sizeof *pos);
-}
-
-/* Whether the move's fields are in range (says nothing about legality). */
-static int well_formed(const ca_move *m)
-{
-	if (!is_piece_type(m->type) || !on_board(m->fr, m->ff) || !on_board(m->tr, m->tf)
-	    || m->capture > 1 || m->special > EN_PASSANT)
-		return 0;
-	if (m->promo && (m->type != 'P' || !strchr("QRBN", m->promo)))
-		return 0;
-	if ((m->special == CASTLE_SHORT || m->special == CASTLE_LONG) && m->type != 'K')
-		return 0;
-	return 1;
 }
 
 static size_t ca_format(const rules_position *pos, const rules_move *move, char *buf, size_t size)
@@ -862,8 +875,7 @@ static size_t ca_legal_moves(const rules_position *pos, int seat, rules_move_lis
 static int ca_apply(rules_position *pos, const rules_move *move, const rules_dice *dice,
 		    rules_outcome *outcome, rules_error *err)
 {
-	ca_move m, canon;
-	scanned s;
+	ca_move m;
 	square mover, victim;
 	int seat = move->seat, rc, passes;
 	char a[4];
@@ -871,24 +883,8 @@ static int ca_apply(rules_position *pos, const rules_move *move, const rules_dic
 	(void)dice;     /* no dice in this game */
 	if (outcome)
 		outcome->note[0] = 0;
-	if ((rc = check_turn(pos, seat, err)))
+	if ((rc = check_turn(pos, seat, err)) || (rc = engine_recheck(&reader, pos, move, &m, err)))
 		return rc;
-	if (move->partial)
-		return rules_fail(err, RULES_E_INCOMPLETE, "a partial move cannot be applied");
-	engine_unpack(move, &m, sizeof m);
-	if (!well_formed(&m))
-		return rules_fail(err, RULES_E_ILLEGAL, "malformed move");
-	memset(&s, 0, sizeof s);
-	s.letter = (char)m.type;
-	s.fr = m.fr;
-	s.ff = m.ff;
-	s.tr = m.tr;
-	s.tf = m.tf;
-	s.promo = (char)m.promo;
-	if ((rc = check_move(pos, seat, &s, &canon, err)))
-		return rc;
-	if (memcmp(&canon, &m, sizeof m) != 0)
-		return rules_fail(err, RULES_E_ILLEGAL, "malformed move");
 
 	/* Valid: from here on nothing fails. */
 	mover = pos->board[m.fr][m.ff];

@@ -631,6 +631,7 @@ typedef struct scanned {
 	int nparts;             /* 1 or 2 */
 	part p[2];
 } scanned;
+static_assert(sizeof(scanned) <= ENGINE_SCAN_BYTES, "scanned must fit in engine_parse's buffer");
 
 /* Squares as the notation names them: files a-i, ranks 1-9. */
 static const square_names squares = { SIZE, SIZE, "e4", "", "", 0 };
@@ -766,8 +767,9 @@ static int scan_part(const char **pp, part *w, rules_error *err)
 }
 
 /* The grammar of docs/rules/conversion-chess.md, Writing moves; nothing about the position. */
-static int scan(const char *text, scanned *s, rules_error *err)
+static int scan(const char *text, void *into, rules_error *err)
 {
+	scanned *s = into;
 	part parts[MAX_PARTS];
 	int n = 0, promos = 0, moves = 0, drops = 0, rc;
 	const char *p;
@@ -1096,9 +1098,11 @@ static int check_after(const rules_position *pos, int seat, const part *a, const
  * Check a turn written as s by seat against the position; on success fill *out with the move in
  * its one canonical encoding. The turn itself is the caller's business.
  */
-static int check_text(const rules_position *pos, int seat, const scanned *s, cc_move *out,
+static int check_text(const rules_position *pos, int seat, const void *in, void *into,
 		      rules_error *err)
 {
+	const scanned *s = in;
+	cc_move *out = into;
 	const part *a = &s->p[0], *b = &s->p[1];
 	unsigned powers;
 	int rc;
@@ -1120,51 +1124,6 @@ static int check_text(const rules_position *pos, int seat, const scanned *s, cc_
 	if (a->kind == PART_PROMO)
 		return check_before(pos, seat, a, b, out, err);
 	return check_after(pos, seat, a, b, out, err);
-}
-
-static int cc_parse(const rules_position *pos, int seat, const char *text, rules_move *move,
-		    rules_error *err)
-{
-	scanned s;
-	cc_move m;
-	int rc;
-
-	memset(move, 0, sizeof *move);
-	move->seat = seat;
-	if ((rc = scan(text, &s, err)))
-		return rc;
-	if ((rc = check_turn(pos, seat, err)))
-		return rc;
-	if ((rc = check_text(pos, seat, &s, &m, err)))
-		return rc;
-	engine_pack(move, &m, sizeof m, seat);
-	return 0;
-}
-
-/* ---- the rules_game functions ---- */
-
-static int read_position(const char *text, rules_position *pos, rules_error *err);
-
-/* The house setup, both hands empty, White to move. */
-static int cc_start(const char *options, rules_position **out, rules_error *err)
-{
-	rules_position *p = engine_start(options, "Conversion Chess", sizeof *p, out, err);
-	char text[sizeof TAG + sizeof house_setup + 16];
-	int rc;
-
-	if (!p)
-		return RULES_E_DATA;
-	snprintf(text, sizeof text, "%s%s:-:-:W:-", TAG, house_setup);
-	if ((rc = read_position(text, p, err))) {
-		engine_free_flat(p);
-		*out = NULL;
-	}
-	return rc;
-}
-
-static rules_position *cc_clone(const rules_position *pos)
-{
-	return xmemdup(pos, sizeof *pos);
 }
 
 /* Whether the move's fields are in range (says nothing about legality). */
@@ -1191,11 +1150,15 @@ static int well_formed(const cc_move *m)
 	return 0;
 }
 
-/* The parts of a well-formed move, as if written in full. */
-static void to_scanned(const cc_move *m, scanned *s)
+/* The parts of a stored move, as if written in full; -1 when the move is malformed. */
+static int to_scanned(const void *in, void *into)
 {
+	const cc_move *m = in;
+	scanned *s = into;
 	part mv, pr;
 
+	if (!well_formed(m))
+		return -1;
 	memset(s, 0, sizeof *s);
 	memset(&mv, 0, sizeof mv);
 	memset(&pr, 0, sizeof pr);
@@ -1205,7 +1168,7 @@ static void to_scanned(const cc_move *m, scanned *s)
 		s->p[0].tr = m->tr;
 		s->p[0].tf = m->tf;
 		s->p[0].letter = (char)m->drop;
-		return;
+		return 0;
 	}
 	if (m->kind == KIND_PROMOTE) {
 		s->p[0].kind = PART_PROMO;
@@ -1213,7 +1176,7 @@ static void to_scanned(const cc_move *m, scanned *s)
 		s->p[0].fr = m->fr;
 		s->p[0].ff = m->ff;
 		s->p[0].letter = (char)m->promo;
-		return;
+		return 0;
 	}
 	mv.kind = PART_MOVE;
 	mv.piece = m->when == WHEN_BEFORE ? 0 : move_powers(m);
@@ -1243,6 +1206,43 @@ static void to_scanned(const cc_move *m, scanned *s)
 	} else {
 		s->p[0] = mv;
 	}
+	return 0;
+}
+
+static const engine_reader reader = {
+	sizeof(scanned), sizeof(cc_move), scan, check_turn, check_text, NULL, to_scanned,
+};
+
+static int cc_parse(const rules_position *pos, int seat, const char *text, rules_move *move,
+		    rules_error *err)
+{
+	return engine_parse(&reader, pos, seat, text, move, err);
+}
+
+/* ---- the rules_game functions ---- */
+
+static int read_position(const char *text, rules_position *pos, rules_error *err);
+
+/* The house setup, both hands empty, White to move. */
+static int cc_start(const char *options, rules_position **out, rules_error *err)
+{
+	rules_position *p = engine_start(options, "Conversion Chess", sizeof *p, out, err);
+	char text[sizeof TAG + sizeof house_setup + 16];
+	int rc;
+
+	if (!p)
+		return RULES_E_DATA;
+	snprintf(text, sizeof text, "%s%s:-:-:W:-", TAG, house_setup);
+	if ((rc = read_position(text, p, err))) {
+		engine_free_flat(p);
+		*out = NULL;
+	}
+	return rc;
+}
+
+static rules_position *cc_clone(const rules_position *pos)
+{
+	return xmemdup(pos, sizeof *pos);
 }
 
 /*
@@ -1385,25 +1385,14 @@ static int do_move(rules_position *pos, const cc_move *m, int seat, rules_outcom
 static int cc_apply(rules_position *pos, const rules_move *move, const rules_dice *dice,
 		    rules_outcome *outcome, rules_error *err)
 {
-	cc_move m, canon;
-	scanned s;
+	cc_move m;
 	int seat = move->seat, rc;
 
 	(void)dice;     /* no dice in this game */
 	if (outcome)
 		outcome->note[0] = 0;
-	if ((rc = check_turn(pos, seat, err)))
+	if ((rc = check_turn(pos, seat, err)) || (rc = engine_recheck(&reader, pos, move, &m, err)))
 		return rc;
-	if (move->partial)
-		return rules_fail(err, RULES_E_INCOMPLETE, "a partial move cannot be applied");
-	engine_unpack(move, &m, sizeof m);
-	if (!well_formed(&m))
-		return rules_fail(err, RULES_E_ILLEGAL, "malformed move");
-	to_scanned(&m, &s);
-	if ((rc = check_text(pos, seat, &s, &canon, err)))
-		return rc;
-	if (memcmp(&canon, &m, sizeof m) != 0)
-		return rules_fail(err, RULES_E_ILLEGAL, "malformed move");
 
 	/* Valid: from here on nothing fails. */
 	switch (m.kind) {

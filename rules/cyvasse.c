@@ -1405,54 +1405,91 @@ static void default_setup(int seat, cy_move *m)
 	}
 }
 
-static int cy_parse(const rules_position *pos, int seat, const char *text,
-		    rules_move *move, rules_error *err)
-{
-	const char *p;
-	cy_move m;
-	int rc, winner, reason;
+/* ---- reading a line ---- */
 
-	memset(move, 0, sizeof *move);
-	move->seat = seat;
+enum { LINE_SETUP = 1, LINE_PASS, LINE_MOVE };
+
+/* A line as written: a setup, a pass or a turn. */
+typedef struct scanned_line {
+	int kind;               /* LINE_* */
+	scanned_setup setup;    /* LINE_SETUP */
+	scanned move;           /* LINE_MOVE */
+} scanned_line;
+static_assert(sizeof(scanned_line) <= ENGINE_SCAN_BYTES, "scanned_line must fit in engine_parse's buffer");
+
+static int scan_line(const char *text, void *into, rules_error *err)
+{
+	scanned_line *s = into;
+	const char *p;
+	int rc;
+
 	if ((rc = notation_check_text(text, "line", err)))
 		return rc;
 	p = notation_skip_space(text);
-
 	if (word_is(p, "setup")) {
-		scanned_setup s;
-		if ((rc = scan_setup(p + 5, &s, err)))
-			return rc;
-		if (seat != WHITE && seat != BLACK)
-			return rules_fail(err, RULES_E_TURN, "Cyvasse has no seat %d", seat);
-		if (ended(pos, &winner, &reason))
-			return rules_fail(err, RULES_E_OVER, "the game is over");
-		if (pos->phase != PHASE_SETUP)
-			return rules_fail(err, RULES_E_ILLEGAL, "the setup phase is over: both setups are final");
-		if (s.is_default)
-			default_setup(seat, &m);
-		else if ((rc = validate_setup(&s, seat, &m, err)))
-			return rc;
-		engine_pack(move, &m, sizeof m, seat);
-		return 0;
+		s->kind = LINE_SETUP;
+		return scan_setup(p + 5, &s->setup, err);
 	}
 	if (word_is(p, "pass")) {
-		if ((rc = scan_tail(p + 4, "the end of the line", err)))
-			return rc;
-		if ((rc = check_turn(pos, seat, err)))
-			return rc;
+		s->kind = LINE_PASS;
+		return scan_tail(p + 4, "the end of the line", err);
+	}
+	s->kind = LINE_MOVE;
+	return scan_move(p, &s->move, err);
+}
+
+/* A setup line answers to the phase, not to a turn (docs/rules/cyvasse.md, The setup phase). */
+static int check_setup(const rules_position *pos, int seat, const scanned_setup *s, cy_move *m,
+		       rules_error *err)
+{
+	int winner, reason;
+
+	if (seat != WHITE && seat != BLACK)
+		return rules_fail(err, RULES_E_TURN, "Cyvasse has no seat %d", seat);
+	if (ended(pos, &winner, &reason))
+		return rules_fail(err, RULES_E_OVER, "the game is over");
+	if (pos->phase != PHASE_SETUP)
+		return rules_fail(err, RULES_E_ILLEGAL, "the setup phase is over: both setups are final");
+	if (s->is_default) {
+		default_setup(seat, m);
+		return 0;
+	}
+	return validate_setup(s, seat, m, err);
+}
+
+/* The turn is checked here rather than by engine_parse: a setup line answers to the phase. */
+static int check_line(const rules_position *pos, int seat, const void *in, void *into,
+		      rules_error *err)
+{
+	const scanned_line *s = in;
+	int rc;
+
+	if (s->kind == LINE_SETUP)
+		return check_setup(pos, seat, &s->setup, into, err);
+	if ((rc = check_turn(pos, seat, err)))
+		return rc;
+	if (s->kind == LINE_PASS)
 		return rules_fail(err, RULES_E_ILLEGAL, "passing is not allowed: you must move a piece");
-	}
-	{
-		scanned s;
-		if ((rc = scan_move(p, &s, err)))
-			return rc;
-		if ((rc = check_turn(pos, seat, err)))
-			return rc;
-		if ((rc = check_move(pos, seat, &s, &m, err)))
-			return rc;
-	}
-	engine_pack(move, &m, sizeof m, seat);
-	return 0;
+	return check_move(pos, seat, &s->move, into, err);
+}
+
+/* A stored play move as the line it reads back from; -1 when malformed. Setups have their own. */
+static int unscan_line(const void *in, void *into)
+{
+	scanned_line *s = into;
+
+	s->kind = LINE_MOVE;
+	return unscan_move(in, &s->move);
+}
+
+static const engine_reader reader = {
+	sizeof(scanned_line), sizeof(cy_move), scan_line, NULL, check_line, NULL, unscan_line,
+};
+
+static int cy_parse(const rules_position *pos, int seat, const char *text,
+		    rules_move *move, rules_error *err)
+{
+	return engine_parse(&reader, pos, seat, text, move, err);
 }
 
 /* ---- the rules_game functions ---- */
@@ -1616,8 +1653,7 @@ static int apply_setup(rules_position *pos, const cy_move *m, int seat, const ru
 static int cy_apply(rules_position *pos, const rules_move *move, const rules_dice *dice,
 		    rules_outcome *outcome, rules_error *err)
 {
-	cy_move m, again;
-	scanned s;
+	cy_move m;
 	int seat = move->seat, rc;
 	char victim;
 
@@ -1634,14 +1670,9 @@ static int cy_apply(rules_position *pos, const rules_move *move, const rules_dic
 			return rules_fail(err, RULES_E_TURN, "Cyvasse has no seat %d", seat);
 		return apply_setup(pos, &m, seat, dice, outcome, err);
 	}
-	if ((rc = check_turn(pos, seat, err)))
+	/* The turn before the move's form, as in the other games (check_line asks it again). */
+	if ((rc = check_turn(pos, seat, err)) || (rc = engine_recheck(&reader, pos, move, &m, err)))
 		return rc;
-	if (unscan_move(&m, &s))
-		return rules_fail(err, RULES_E_ILLEGAL, "malformed move");
-	if ((rc = check_move(pos, seat, &s, &again, err)))
-		return rc;
-	if (memcmp(&again, &m, sizeof m) != 0)
-		return rules_fail(err, RULES_E_ILLEGAL, "malformed move");
 
 	/* Valid: from here on nothing fails. */
 	victim = m.type == 'X' ? pos->board[m.to] : 0;

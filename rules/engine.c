@@ -4,6 +4,7 @@
 
 #include <assert.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,51 @@ void engine_unpack(const rules_move *move, void *m, size_t size)
 {
 	assert(size <= sizeof move->raw);
 	memcpy(m, move->raw, size);
+}
+
+int engine_parse(const engine_reader *r, const rules_position *pos, int seat, const char *text,
+		 rules_move *move, rules_error *err)
+{
+	_Alignas(max_align_t) unsigned char s[ENGINE_SCAN_BYTES], m[RULES_MOVE_BYTES];
+	int rc, anytime;
+
+	assert(r->scan_size <= sizeof s && r->move_size <= sizeof m);
+	memset(move, 0, sizeof *move);
+	move->seat = seat;
+	if ((rc = r->scan(text, s, err)))
+		return rc;
+	anytime = r->anytime && r->anytime(s);
+	move->anytime = anytime;
+	if (r->check_turn && (rc = r->check_turn(pos, seat, err)))
+		return rc;
+	memset(m, 0, r->move_size);
+	rc = r->check(pos, seat, s, m, err);
+	if (rc && rc != RULES_E_INCOMPLETE)
+		return rc;
+	engine_pack(move, m, r->move_size, seat);
+	move->partial = rc == RULES_E_INCOMPLETE;
+	move->anytime = anytime;
+	return rc;
+}
+
+int engine_recheck(const engine_reader *r, const rules_position *pos, const rules_move *move,
+		   void *m, rules_error *err)
+{
+	_Alignas(max_align_t) unsigned char s[ENGINE_SCAN_BYTES], canon[RULES_MOVE_BYTES];
+	int rc;
+
+	assert(r->scan_size <= sizeof s && r->move_size <= sizeof canon);
+	if (move->partial)
+		return rules_fail(err, RULES_E_INCOMPLETE, "a partial move cannot be applied");
+	engine_unpack(move, m, r->move_size);
+	if (r->unscan(m, s))
+		return rules_fail(err, RULES_E_ILLEGAL, "malformed move");
+	memset(canon, 0, r->move_size);
+	if ((rc = r->check(pos, move->seat, s, canon, err)))
+		return rc;
+	if (memcmp(canon, m, r->move_size) != 0)
+		return rules_fail(err, RULES_E_ILLEGAL, "malformed move");
+	return 0;
 }
 
 size_t engine_generate(int (*gen_all)(engine_gen *g), const rules_position *pos, int seat,

@@ -16,6 +16,48 @@ void engine_pack(rules_move *move, const void *m, size_t size, int seat);
  * struct type, so this keeps the access clean under strict aliasing. */
 void engine_unpack(const rules_move *move, void *m, size_t size);
 
+/* The most bytes a game's scanned text (its struct between scan and check) may take. */
+#define ENGINE_SCAN_BYTES 1024
+
+/*
+ * How a game reads a move's text, in the steps every game's parse takes: the grammar first (scan,
+ * nothing about the position), then whether seat may act at all (check_turn), then the scanned
+ * text against the position (check), which fills the game's move struct. The first step to fail
+ * decides the error. apply() checks a stored move the same way, from the text it reads back from
+ * (unscan).
+ */
+typedef struct engine_reader {
+	size_t scan_size;       /* the game's scanned struct, at most ENGINE_SCAN_BYTES */
+	size_t move_size;       /* the game's move struct, at most RULES_MOVE_BYTES */
+	int (*scan)(const char *text, void *s, rules_error *err);
+	/* NULL when check does it, or when any seat may act at any time. */
+	int (*check_turn)(const rules_position *pos, int seat, rules_error *err);
+	/* Fills m. RULES_E_INCOMPLETE: m is a legal start that still lacks a choice. */
+	int (*check)(const rules_position *pos, int seat, const void *s, void *m, rules_error *err);
+	/* Whether the scanned text may be sent outside seat's turn; NULL: never. */
+	int (*anytime)(const void *s);
+	/* The scanned text a stored move m reads back from; nonzero when m is malformed. NULL in a
+	 * game that checks its stored moves its own way. */
+	int (*unscan)(const void *m, void *s);
+} engine_reader;
+
+/*
+ * parse() through r: move zeroed, for seat (marked anytime as soon as r->anytime says so, even
+ * when a later step fails), then filled with the checked move, packed, and marked partial when
+ * check found it incomplete. Returns 0 or the error of the first step that failed.
+ */
+int engine_parse(const engine_reader *r, const rules_position *pos, int seat, const char *text,
+		 rules_move *move, rules_error *err);
+
+/*
+ * What apply() checks of a stored move once seat may act: move not partial (RULES_E_INCOMPLETE),
+ * then unpacked into m (r->move_size bytes) and read back through r->unscan and r->check, which
+ * must make the very same move of it (RULES_E_ILLEGAL "malformed move" otherwise). Returns 0 or
+ * the first error.
+ */
+int engine_recheck(const engine_reader *r, const rules_position *pos, const rules_move *move,
+		   void *m, rules_error *err);
+
 /* A move generator's state: whose moves, in which position, and where they go. */
 typedef struct engine_gen {
 	const rules_position *pos;

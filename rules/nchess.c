@@ -612,6 +612,7 @@ typedef struct scanned {
 	char ptype[MAX_PLACE];
 	int prow[MAX_PLACE], pcol[MAX_PLACE];
 } scanned;
+static_assert(sizeof(scanned) <= ENGINE_SCAN_BYTES, "scanned must fit in engine_parse's buffer");
 
 static const char *skip_sep(const char *p)
 {
@@ -650,8 +651,9 @@ static int scan_coord(const char **pp, int *value, rules_error *err)
 }
 
 /* The grammar of docs/rules/nchess.md, Writing moves; nothing about the position. */
-static int scan(const char *text, scanned *s, rules_error *err)
+static int scan(const char *text, void *into, rules_error *err)
 {
+	scanned *s = into;
 	const char *p;
 	int rc;
 
@@ -703,49 +705,53 @@ static int scan(const char *text, scanned *s, rules_error *err)
 	return 0;
 }
 
-static int nc_parse(const rules_position *pos, int seat, const char *text,
-		    rules_move *move, rules_error *err)
+/*
+ * The move written as s, checked into *m. Fewer placements than the move releases prisoners is
+ * RULES_E_INCOMPLETE, with m the legal start (the placements written so far).
+ */
+static int check_scanned(const rules_position *pos, int seat, const void *in, void *into,
+			 rules_error *err)
 {
-	scanned s;
-	nc_move m;
+	const scanned *s = in;
+	nc_move *m = into;
 	int rc, needed;
 
-	memset(move, 0, sizeof *move);
-	move->seat = seat;
-	if ((rc = scan(text, &s, err)))
-		return rc;
-	if ((rc = check_turn(pos, seat, err)))
-		return rc;
-
-	memset(&m, 0, sizeof m);
-	m.type = (unsigned char)s.type;
-	m.fr = (unsigned char)s.sq[0];
-	m.fc = (unsigned char)s.sq[1];
-	m.tr = (unsigned char)s.sq[2];
-	m.tc = (unsigned char)s.sq[3];
-	m.nplace = (unsigned char)(s.nplace < MAX_PLACE ? s.nplace : MAX_PLACE);
-	for (int i = 0; i < m.nplace; i++) {
-		m.place[i][0] = (unsigned char)s.ptype[i];
-		m.place[i][1] = (unsigned char)s.prow[i];
-		m.place[i][2] = (unsigned char)s.pcol[i];
+	memset(m, 0, sizeof *m);
+	m->type = (unsigned char)s->type;
+	m->fr = (unsigned char)s->sq[0];
+	m->fc = (unsigned char)s->sq[1];
+	m->tr = (unsigned char)s->sq[2];
+	m->tc = (unsigned char)s->sq[3];
+	m->nplace = (unsigned char)(s->nplace < MAX_PLACE ? s->nplace : MAX_PLACE);
+	for (int i = 0; i < m->nplace; i++) {
+		m->place[i][0] = (unsigned char)s->ptype[i];
+		m->place[i][1] = (unsigned char)s->prow[i];
+		m->place[i][2] = (unsigned char)s->pcol[i];
 	}
-	if ((rc = check_move(pos, seat, &m, s.digit, s.nplace, &needed, err)))
+	if ((rc = check_move(pos, seat, m, s->digit, s->nplace, &needed, err)))
 		return rc;
-	if (m.nplace < needed) {
+	if (m->nplace < needed) {
 		rules_position after = *pos;
 		char rel[2 * MAX_PIECES], list[160];
-		int room, nrel, more = needed - m.nplace;
-		do_base(&after, &m, seat);
+		int room, nrel, more = needed - m->nplace;
+		do_base(&after, m, seat);
 		nrel = release_plan(&after, seat, rel, &room);
-		letter_list(rel, m.nplace, nrel < needed ? nrel : needed, list, sizeof list);
-		engine_pack(move, &m, sizeof m, seat);
-		move->partial = 1;
+		letter_list(rel, m->nplace, nrel < needed ? nrel : needed, list, sizeof list);
 		return rules_fail(err, RULES_E_INCOMPLETE,
 				  "this move releases prisoners: %d more placement%s needed, for %s in that order (append \" / <letter> <row> <column>\" for each)",
 				  more, more == 1 ? "" : "s", list);
 	}
-	engine_pack(move, &m, sizeof m, seat);
 	return 0;
+}
+
+static const engine_reader reader = {
+	sizeof(scanned), sizeof(nc_move), scan, check_turn, check_scanned, NULL, NULL,
+};
+
+static int nc_parse(const rules_position *pos, int seat, const char *text,
+		    rules_move *move, rules_error *err)
+{
+	return engine_parse(&reader, pos, seat, text, move, err);
 }
 
 /* ---- the rules_game functions ---- */

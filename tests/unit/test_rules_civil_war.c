@@ -1147,6 +1147,34 @@ static void test_cw31_round_of_passes(void **state)
 	G->free_position(other);
 }
 
+/* House ruling 27: a resignation breaks a round of passes. South passes, West passes
+ * automatically, North resigns and East passes automatically: South's King, walled in by North's
+ * Pikemen until then, may move, so the game goes on. */
+static void test_resignation_breaks_round_of_passes(void **state)
+{
+	rules_position *pos = setup_k(
+		"sK a1, nM a2, nM b1, nM b2, "
+		"wK a15, wQ a13, wP a14, wP b13, wP b14, wP b15, wP c13, wP c14, wP c15, "
+		"nK o15, nQ m15, nP m13, nP m14, nP n13, nP n14, nP n15, nP o13, nP o14, "
+		"eK o1, eP m1, eP m2, eP m3, eP n1, eP n2, eP n3, eP o2, eQ o3", "", "S:" TAIL0);
+	rules_outcome oc = { 0 };
+	rules_error err;
+	rules_result res;
+	(void)state;
+
+	assert_int_equal(count_moves(pos, SOUTH), 1);
+	play(pos, "pass", "S: pass", 0, "W: pass");
+	assert_int_equal(G->turn(pos), 1u << NORTH);
+	assert_int_equal(G->resign(pos, NORTH, &oc, &err), 0);
+	assert_string_equal(oc.note, "North resigns; North is out; E: pass");
+	G->result(pos, &res);
+	assert_false(res.over);
+	assert_int_equal(G->turn(pos), 1u << SOUTH);
+	expect_state(pos, "S:SWNE:----:-,-,-,-:1:-");
+	expect_legal(pos, "Ka1-b2", "S: Ka1-b2");
+	G->free_position(pos);
+}
+
 /* ---- the attack table ---- */
 
 /* The table of Attacks and the die, as printed: for d = v - a, the highest failing and the highest
@@ -2501,6 +2529,7 @@ int main(void)
 		cmocka_unit_test(test_resignation_in_play),
 		cmocka_unit_test(test_cw30_draw_by_agreement),
 		cmocka_unit_test(test_cw31_round_of_passes),
+		cmocka_unit_test(test_resignation_breaks_round_of_passes),
 		cmocka_unit_test(test_attack_table),
 		cmocka_unit_test(test_dice_failures),
 		cmocka_unit_test(test_recipe_hmac),
