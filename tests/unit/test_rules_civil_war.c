@@ -1163,7 +1163,7 @@ static void test_resignation_breaks_round_of_passes(void **state)
 	(void)state;
 
 	assert_int_equal(count_moves(pos, SOUTH), 1);
-	play(pos, "pass", "S: pass", 0, "W: pass");
+	play_roll(pos, "pass", "S: pass", 0, "W: pass");
 	assert_int_equal(G->turn(pos), 1u << NORTH);
 	assert_int_equal(G->resign(pos, NORTH, &oc, &err), 0);
 	assert_string_equal(oc.note, "North resigns; North is out; E: pass");
