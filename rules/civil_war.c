@@ -1146,11 +1146,7 @@ static size_t cw_format(const rules_position *pos, const rules_move *move, char 
 	size_t len = 0;
 
 	(void)pos;
-	if (!size)
-		return 0;
-	buf[0] = 0;
-	engine_unpack(move, &m, sizeof m);
-	if (!well_formed(&m))
+	if (engine_format_open(move, &m, sizeof m, buf, size) || !well_formed(&m))
 		return 0;
 	tmp[0] = 0;
 	switch (m.act) {

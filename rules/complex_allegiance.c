@@ -848,11 +848,7 @@ static size_t ca_format(const rules_position *pos, const rules_move *move, char 
 	char tmp[32], a[4], b[4];
 
 	(void)pos;
-	if (!size)
-		return 0;
-	buf[0] = 0;
-	engine_unpack(move, &m, sizeof m);
-	if (!well_formed(&m))
+	if (engine_format_open(move, &m, sizeof m, buf, size) || !well_formed(&m))
 		return 0;
 	if (m.special == CASTLE_SHORT || m.special == CASTLE_LONG) {
 		snprintf(tmp, sizeof tmp, "%s", m.special == CASTLE_SHORT ? "O-O" : "O-O-O");

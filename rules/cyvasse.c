@@ -1538,10 +1538,8 @@ static size_t cy_format(const rules_position *pos, const rules_move *move, char 
 	scanned s;
 
 	(void)pos;
-	if (!size)
+	if (engine_format_open(move, &m, sizeof m, buf, size))
 		return 0;
-	engine_unpack(move, &m, sizeof m);
-	buf[0] = 0;
 	if (m.type == 'S') {
 		scanned_setup ss;
 		if (m.kpos > 2 || unscan_setup(&m, &ss))

@@ -17,6 +17,15 @@ void engine_pack(rules_move *move, const void *m, size_t size, int seat)
 	move->seat = seat;
 }
 
+int engine_format_open(const rules_move *move, void *m, size_t m_size, char *buf, size_t size)
+{
+	if (!size)
+		return -1;
+	buf[0] = 0;
+	engine_unpack(move, m, m_size);
+	return 0;
+}
+
 void engine_unpack(const rules_move *move, void *m, size_t size)
 {
 	assert(size <= sizeof move->raw);

@@ -12,6 +12,13 @@
  */
 void engine_pack(rules_move *move, const void *m, size_t size, int seat);
 
+/*
+ * The opening of a game's format: with room in buf (size > 0), buf emptied and move unpacked into
+ * m (m_size bytes), 0; with no room, -1 and nothing written. The caller then checks m is well
+ * formed before writing it.
+ */
+int engine_format_open(const rules_move *move, void *m, size_t m_size, char *buf, size_t size);
+
 /* The game's move struct (size bytes) out of move. Copied rather than cast: raw has no declared
  * struct type, so this keeps the access clean under strict aliasing. */
 void engine_unpack(const rules_move *move, void *m, size_t size);

@@ -786,10 +786,8 @@ static size_t nc_format(const rules_position *pos, const rules_move *move, char 
 	int seat = move->seat == NORTH ? NORTH : SOUTH;
 
 	(void)pos;
-	if (!size)
+	if (engine_format_open(move, &m, sizeof m, buf, size))
 		return 0;
-	engine_unpack(move, &m, sizeof m);
-	buf[0] = 0;
 	if (!is_piece_type(m.type) || m.fr >= SIZE || m.fc >= SIZE || m.tr >= SIZE || m.tc >= SIZE)
 		return 0;
 	len = (size_t)snprintf(tmp, sizeof tmp, "%c %d %d %d %d", duel_as_seat((char)m.type, seat),
