@@ -42,6 +42,18 @@ rules_position *start_pos(void)
 	return pos;
 }
 
+int start_setup(void **state)
+{
+	*state = start_pos();
+	return 0;
+}
+
+int start_teardown(void **state)
+{
+	C.game->free_position(*state);
+	return 0;
+}
+
 int try_parse(const rules_position *pos, int seat, const char *text, rules_move *move, rules_error *err)
 {
 	return C.game->parse(pos, seat >= 0 ? seat : to_move(pos), text, move, err);

@@ -23,6 +23,16 @@ typedef struct rules_check {
 
 void check_use(const rules_check *check);
 
+/*
+ * cmocka fixtures for a test that starts from the game's start position: start_setup puts it
+ * (start_pos) in *state, start_teardown frees it, whether the test passed or not. The test takes
+ * it as `rules_position *pos = *state;`, may play on it, and never frees it. start_test(f)
+ * registers f with both; it expands in a file that includes <cmocka.h>.
+ */
+int start_setup(void **state);
+int start_teardown(void **state);
+#define start_test(f) cmocka_unit_test_setup_teardown(f, start_setup, start_teardown)
+
 /* ---- moves by their text; seat -1 is the seat to act (to_move) ---- */
 
 /* The seat to act, as the rules_check says; -1 when no single seat acts. */
