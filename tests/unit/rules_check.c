@@ -299,23 +299,18 @@ char *listed_moves(const rules_position *pos, int seat, const char *sep)
 	return out;
 }
 
-void expect_garbage_refused(rules_position *pos, int seat)
+void expect_tampered(rules_position *pos, int seat, const char *text, size_t byte, int value, int code)
 {
 	rules_move m;
-	rules_error err;
+	rules_error err = { 0, "" };
 	rules_outcome out;
-	rules_move_list l = { 0 };
-	char buf[8], *before = C.game->serialize(pos);
+	char *before = C.game->serialize(pos);
 
-	memset(&m, 0, sizeof m);
-	assert_int_equal(C.game->apply(pos, &m, NULL, &out, &err), RULES_E_ILLEGAL);
-	memset(m.raw, 0xff, sizeof m.raw);
-	m.seat = seat;
-	assert_int_equal(C.game->apply(pos, &m, NULL, &out, &err), RULES_E_ILLEGAL);
-	assert_int_equal(C.game->format(pos, &m, buf, sizeof buf), 0);
-	assert_string_equal(buf, "");
-	assert_int_equal(C.game->continuations(pos, &m, &l), 0);
-	assert_int_equal(l.n, 0);
+	assert_true(byte < sizeof m.raw);
+	if (C.game->parse(pos, seat, text, &m, &err) != RULES_OK)
+		fail_msg("'%s' rejected: %s", text, err.message);
+	m.raw[byte] = (unsigned char)value;
+	assert_int_equal(C.game->apply(pos, &m, NULL, &out, &err), code);
 	expect_position(pos, before);
 	free(before);
 }

@@ -106,9 +106,10 @@ int cmp_str(const void *a, const void *b);
 /* seat's legal moves' canonical texts, sorted, joined by sep; the caller frees it. */
 char *listed_moves(const rules_position *pos, int seat, const char *sep);
 
-/* A zeroed move, and a move of seat made of 0xff bytes, are refused in pos (RULES_E_ILLEGAL);
- * the latter formats to nothing and has no continuations; pos is unchanged. */
-void expect_garbage_refused(rules_position *pos, int seat);
+/* text, parsed as seat in pos, with byte `byte` of its packed move set to value: apply refuses
+ * it with code, and pos is unchanged. (test_rules.c changes every byte of legal moves of every
+ * game; this names a change that means something in one game.) */
+void expect_tampered(rules_position *pos, int seat, const char *text, size_t byte, int value, int code);
 
 /* ---- dice ---- */
 

@@ -226,7 +226,10 @@ static int is_listed(const rules_position *pos, int seat, const char *canon)
 
 static void test_cw1_start(void **state)
 {
-	rules_position *pos = *state;
+	rules_position *pos = *state, *none = NULL;
+	rules_result res;
+	rules_error err;
+	rules_move_list l = { 0 };
 
 	expect_position(pos, START);
 	assert_int_equal(G->turn(pos), 1u << SOUTH);
@@ -236,6 +239,13 @@ static void test_cw1_start(void **state)
 	expect_legal(pos, "Pa4-a5", "S: Pa4-a5");
 	expect_reject(pos, WEST, "Pd9-e9", RULES_E_TURN, "not your turn: South is to act");
 	expect_position(pos, START);
+	G->result(pos, &res);
+	assert_int_equal(res.over, 0);
+	assert_string_equal(res.summary, "South to act");
+	assert_int_equal(G->continuations(pos, NULL, &l), 0);
+	/* Civil War takes no options. */
+	assert_int_equal(G->start("x", &none, &err), RULES_E_DATA);
+	assert_null(none);
 
 	/* Every army has 52 legal moves in its slot. */
 	for (int s = SOUTH; s <= EAST; s++) {
@@ -1738,26 +1748,6 @@ static void test_view(void **state)
 	G->free_position(p);
 }
 
-static void test_metadata(void **state)
-{
-	rules_position *pos = NULL;
-	rules_error err;
-	(void)state;
-
-	expect_game("civil-war", "Civil War", 1, "South West North East");
-	assert_int_equal(G->draw_rank, 1);
-	assert_int_equal(G->start("x", &pos, &err), RULES_E_DATA);
-	assert_null(pos);
-	pos = start_pos();
-	rules_result res;
-	G->result(pos, &res);
-	assert_int_equal(res.over, 0);
-	assert_string_equal(res.summary, "South to act");
-	rules_move_list l = { 0 };
-	assert_int_equal(G->continuations(pos, NULL, &l), 0);
-	G->free_position(pos);
-}
-
 static void test_apply_rejects_bad_moves(void **state)
 {
 	rules_position *pos = *state, *over;
@@ -1773,15 +1763,9 @@ static void test_apply_rejects_bad_moves(void **state)
 	m.seat = SOUTH;
 	m.partial = 1;
 	assert_int_equal(G->apply(pos, &m, NULL, &out, &err), RULES_E_INCOMPLETE);
-	m.partial = 0;
-	m.raw[0] = 9;
-	assert_int_equal(G->apply(pos, &m, NULL, &out, &err), RULES_E_ILLEGAL);
-	assert_int_equal(G->parse(pos, SOUTH, "Pa4-a5", &m, &err), 0);
-	m.raw[0] = 2;       /* claims to be an attack */
-	assert_int_equal(G->apply(pos, &m, NULL, &out, &err), RULES_E_ILLEGAL);
-	assert_int_equal(G->parse(pos, SOUTH, "Pa4-a5", &m, &err), 0);
-	m.raw[5] = 3;       /* to a square that is not one of its moves */
-	assert_int_equal(G->apply(pos, &m, NULL, &out, &err), RULES_E_ILLEGAL);
+	expect_tampered(pos, SOUTH, "Pa4-a5", 0, 9, RULES_E_ILLEGAL);
+	expect_tampered(pos, SOUTH, "Pa4-a5", 0, 2, RULES_E_ILLEGAL);  /* claims to be an attack */
+	expect_tampered(pos, SOUTH, "Pa4-a5", 5, 3, RULES_E_ILLEGAL);  /* to a square that is not one of its moves */
 	expect_position(pos, START);
 	over = setup_k("sK h8, nK d5, wK e7, sR e5", "", "S:SWNE:----:N,-,S,-:0:-");
 	assert_int_equal(G->parse(over, SOUTH, "Re5xe7", &m, &err), 0);
@@ -2475,7 +2459,6 @@ int main(void)
 		start_test(test_notation_lexical),
 		cmocka_unit_test(test_serialize_round_trip_and_corruption),
 		start_test(test_view),
-		cmocka_unit_test(test_metadata),
 		start_test(test_apply_rejects_bad_moves),
 		cmocka_unit_test(test_round_trip_listed_moves),
 		cmocka_unit_test(test_random_games),
