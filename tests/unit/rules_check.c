@@ -518,6 +518,24 @@ void expect_gesture(const rules_position *pos, const char *text, const char *pla
 	expect_gesture_by(pos, -1, text, places, choice);
 }
 
+void gestures_along(rules_position *pos, int cap, size_t (*check)(const rules_position *pos),
+		    void (*choose)(const rules_position *pos, rules_move *move, void *ctx), gesture_tally *tally)
+{
+	for (int ply = 0; ply < cap && C.game->turn(pos); ply++) {
+		rules_move m;
+		rules_error err = { 0, "" };
+
+		tally->moves += check ? check(pos) : gesture_check(C.game, pos, to_move(pos), 2);
+		tally->positions++;
+		if (choose)
+			choose(pos, &m, NULL);
+		else
+			random_move(pos, to_move(pos), &m);
+		if (C.game->apply(pos, &m, NULL, NULL, &err) != RULES_OK)
+			fail_msg("apply failed: %s", err.message);
+	}
+}
+
 /* ---- random games ---- */
 
 static uint64_t rng_state;

@@ -153,6 +153,19 @@ void expect_gesture_by(const rules_position *pos, int seat, const char *text, co
 		       const char *choice);
 void expect_gesture(const rules_position *pos, const char *text, const char *places, const char *choice);
 
+/* What gestures_along() looked at: the positions, and the moves their checks counted. */
+typedef struct gesture_tally {
+	size_t positions, moves;
+} gesture_tally;
+
+/*
+ * Plays pos on without dice for at most cap plies, or to its end. Before each ply, check looks
+ * at the position and returns the moves it checked (NULL: gesture_check of the seat to act, to
+ * depth 2); then the seat to act plays the move choose picks (NULL: random_move). Adds to tally.
+ */
+void gestures_along(rules_position *pos, int cap, size_t (*check)(const rules_position *pos),
+		    void (*choose)(const rules_position *pos, rules_move *move, void *ctx), gesture_tally *tally);
+
 /* ---- random games ---- */
 
 /* The same pseudo-random numbers every run, from the seed last given (xorshift64*). */

@@ -1315,11 +1315,19 @@ static size_t check_gestures(const rules_position *pos)
 	return gesture_check(G, pos, seat, 2);
 }
 
+/* check_gestures() of a position whose every gesture is a listed move's. */
+static size_t check_listed_gestures(const rules_position *pos)
+{
+	size_t n = check_gestures(pos);
+
+	assert_int_equal(n, count_moves(pos, to_move(pos)));
+	return n;
+}
+
 static void test_gestures_start_and_random_games(void **state)
 {
 	rules_position *pos = *state, *p;
-	size_t checked = 0;
-	int positions = 0;
+	gesture_tally t = { 0, 0 };
 
 	assert_int_equal(check_gestures(pos), 14);
 	expect_gesture(pos, "e2-e4", "e2 e4", "");
@@ -1333,21 +1341,12 @@ static void test_gestures_start_and_random_games(void **state)
 		p = g < 30 ? start_pos()
 			: setup("NWQ e5, NER d4, SWB f6, SEN g7, nP* c2, eP* i5, sP* h9, wP* b6, "
 				"nP g8, sP c3, eP c6, wP h4, nK* e1, nR* b1, sK* f10, sR* i10", 'N');
-		for (int ply = 0; ply < 150 && G->turn(p); ply++) {
-			rules_move m;
-			rules_error err;
-			size_t n = check_gestures(p);
-			assert_int_equal(n, count_moves(p, to_move(p)));
-			checked += n;
-			positions++;
-			random_ep_move(p, &m);
-			assert_int_equal(G->apply(p, &m, NULL, NULL, &err), RULES_OK);
-		}
+		gestures_along(p, 150, check_listed_gestures, choose_ep, &t);
 		G->free_position(p);
 	}
 	if (getenv("CA_STATS"))
-		fprintf(stderr, "gestures: %d positions, %zu moves checked\n", positions, checked);
-	assert_true(positions > 1000);
+		fprintf(stderr, "gestures: %zu positions, %zu moves checked\n", t.positions, t.moves);
+	assert_true(t.positions > 1000);
 }
 
 static void test_gestures_promotion(void **state)

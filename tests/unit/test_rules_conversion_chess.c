@@ -1432,7 +1432,7 @@ static void test_gestures_promotions(void **state)
 /* Every position of random games, from the start and from positions full of compounds. */
 static void test_gestures_random_games(void **state)
 {
-	size_t checked = 0;
+	gesture_tally t = { 0, 0 };
 	(void)state;
 
 	rng_seed(4242);
@@ -1440,16 +1440,10 @@ static void test_gestures_random_games(void **state)
 		rules_position *pos = g < 14 ? start_pos()
 			: setup_full("w(RN) d4, b(BP) e6, w(BRGPS) c3, b(GSAD) f7, wP e7, bP d3, "
 				     "wA c7, bA g3, wR a1, bR i9, wK e1, bK e9", "NNPSG", "adds", g % 2 ? 'B' : 'W', 1);
-		for (int ply = 0; G->turn(pos) && ply < 300; ply++) {
-			rules_move m;
-			rules_error err;
-			checked += gesture_check(G, pos, to_move(pos), 2);
-			random_move(pos, to_move(pos), &m);
-			assert_int_equal(G->apply(pos, &m, NULL, NULL, &err), RULES_OK);
-		}
+		gestures_along(pos, 300, NULL, NULL, &t);
 		G->free_position(pos);
 	}
-	assert_true(checked > 10000);
+	assert_true(t.moves > 10000);
 }
 
 int main(void)

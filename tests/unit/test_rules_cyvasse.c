@@ -1729,7 +1729,7 @@ static void test_gestures_moves_and_captures(void **state)
 /* Every position of random games from random setups, setups included. */
 static void test_gestures_random_games(void **state)
 {
-	size_t checked = 0;
+	gesture_tally t = { 0, 0 };
 	(void)state;
 
 	rng_seed(4242);
@@ -1742,7 +1742,7 @@ static void test_gestures_random_games(void **state)
 			rules_error err;
 			script sc = { { 1 + (int)(rng() % 6) }, 1, 0, 0, 0 };
 			rules_dice dice = { script_roll, &sc };
-			checked += gesture_check(G, pos, seat, 2);
+			t.moves += gesture_check(G, pos, seat, 2);
 			random_setup(seat, line, sizeof line, terr);
 			assert_int_equal(G->parse(pos, seat, line, &m, &err), RULES_OK);
 			G->gesture(pos, &m, &gs);
@@ -1750,17 +1750,10 @@ static void test_gestures_random_games(void **state)
 			assert_string_equal(gs.choice, "setup");
 			assert_int_equal(G->apply(pos, &m, &dice, NULL, &err), RULES_OK);
 		}
-		for (int ply = 0; G->turn(pos) && ply < 2000; ply++) {
-			rules_move m;
-			rules_error err;
-			char buf[RULES_TEXT_MAX];
-			checked += gesture_check(G, pos, to_move(pos), 2);
-			random_capture_move(pos, &m, buf);
-			assert_int_equal(G->apply(pos, &m, NULL, NULL, &err), RULES_OK);
-		}
+		gestures_along(pos, 2000, NULL, choose_capture, &t);
 		G->free_position(pos);
 	}
-	assert_true(checked > 10000);
+	assert_true(t.moves > 10000);
 }
 
 int main(void)

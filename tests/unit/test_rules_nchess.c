@@ -995,40 +995,42 @@ static size_t check_gestures(const rules_position *pos, int depth)
 	return gesture_check(G, pos, seat, depth);
 }
 
+/* Positions whose gestures covered more than their listed moves: they had releases. */
+static int with_releases;
+
+/* check_gestures() to depth 2, counting the positions with releases. */
+static size_t check_release_gestures(const rules_position *pos)
+{
+	size_t n = check_gestures(pos, 2);
+
+	with_releases += n > count_moves(pos, to_move(pos));
+	return n;
+}
+
 static void test_gestures_start_and_random_games(void **state)
 {
 	rules_position *pos = *state, *p;
-	size_t checked = 0;
-	int positions = 0, with_releases = 0;
+	gesture_tally t = { 0, 0 };
 
 	/* No partial moves at the start: exactly the listed moves. */
 	assert_int_equal(check_gestures(pos, 2), count_moves(pos, SOUTH));
 
 	/* Every position of the first 100 plies of 30 random games from the start, and of the first
 	 * 8 of 2 from a position full of prisoners (checking a release to depth 2 means a thousand
-	 * placements, and every move is one while a piece stands on a full prison); a position whose
-	 * check covered more than its listed moves had releases. */
+	 * placements, and every move is one while a piece stands on a full prison). */
+	with_releases = 0;
 	rng_seed(4242);
 	for (int g = 0; g < 32; g++) {
 		p = g < 30 ? start_pos()
 			: setup("c 5 4, a 9 6, g 1 5, G 8 5, C 5 6, A 1 4, S 4 4, s 6 6,"
 				"N 7 3, n 3 7, M 6 2, m 4 8, O 2 2, o 8 8", "SCA", "N", "ns", "cm", 'N');
-		for (int ply = 0; ply < (g < 30 ? 100 : 8) && G->turn(p); ply++) {
-			rules_move m;
-			rules_error err;
-			size_t n = check_gestures(p, 2);
-			checked += n;
-			positions++;
-			with_releases += n > count_moves(p, to_move(p));
-			random_move(p, to_move(p), &m);
-			assert_int_equal(G->apply(p, &m, NULL, NULL, &err), RULES_OK);
-		}
+		gestures_along(p, g < 30 ? 100 : 8, check_release_gestures, NULL, &t);
 		G->free_position(p);
 	}
 	if (getenv("NCHESS_STATS"))
-		fprintf(stderr, "gestures: %d positions (%d with releases), %zu moves checked\n",
-			positions, with_releases, checked);
-	assert_true(positions > 1000);
+		fprintf(stderr, "gestures: %zu positions (%d with releases), %zu moves checked\n",
+			t.positions, with_releases, t.moves);
+	assert_true(t.positions > 1000);
 	assert_true(with_releases > 10);
 }
 
