@@ -1,7 +1,8 @@
-/* test_rules.c - what every registered game must do, whatever its rules: random games played to
- * the end with every position and listed move round-tripping through its text, replays that
- * rebuild the same game, gestures and views that hold together, and damaged moves and position
- * texts refused. The games' own rules are tested in test_rules_<game>.c. */
+/* test_rules.c - what every registered game must do, whatever its rules: what it says of itself
+ * (one row of a table each), random games played to the end with every position and listed move
+ * round-tripping through its text, replays that rebuild the same game, gestures and views that
+ * hold together, damaged and tampered moves and position texts refused. The games' own rules are
+ * tested in test_rules_<game>.c. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -300,12 +301,13 @@ static int highest(void *ctx, int sides, int *value)
 static const rules_dice top = { highest, NULL };
 
 /*
- * legal, a complete legal move in pos, with each byte of its packed form changed in turn (to 0,
- * 1, 0xff, one up, one down, its top bit flipped and two random values): apply either refuses
- * it with an error and leaves the position as it was, or reads it as a legal move: its text
- * parses, for its seat, into a legal move that leaves the same position and note. (A game reads
- * only the bytes of its own move, and some of those only where the move uses them, so a changed
- * byte it ignores makes no other move.) Returns the changed moves tried.
+ * Changes each byte of the packed form of legal, a complete legal move in pos, in turn: to 0, 1,
+ * 0xff, one up, one down, with its top bit flipped, and to two random values. apply either
+ * refuses the changed move with an error and leaves the position as it was, or reads it as a
+ * legal move: its text parses, for its seat, into a legal move that leaves the same position
+ * and note. (A game reads only the bytes of its own move struct, and some of those only where
+ * the move uses them, so the changed move need not equal a listed move byte for byte.) Returns
+ * the changed moves tried.
  */
 static int check_tampered(const rules_position *pos, const rules_move *legal)
 {

@@ -895,7 +895,7 @@ static void test_lexical_rules(void **state)
 	G->free_position(east);
 }
 
-/* ---- position text, view and metadata ---- */
+/* ---- position text, view and tampered moves ---- */
 
 static void test_serialize_round_trip_and_corruption(void **state)
 {

@@ -976,7 +976,7 @@ static void test_lexical_errors(void **state)
 	G->free_position(s);
 }
 
-/* ---- position text, view and metadata ---- */
+/* ---- position text, view and tampered moves ---- */
 
 static void test_serialize_round_trip_and_corruption(void **state)
 {

@@ -685,7 +685,7 @@ static void test_lexical_rules(void **state)
 	expect_reject(s, 7, "S 7 1 6 1", RULES_E_TURN, "");
 }
 
-/* ---- position text, view and metadata ---- */
+/* ---- position text, view and tampered moves ---- */
 
 static void test_serialize_round_trip_and_corruption(void **state)
 {
