@@ -42,6 +42,18 @@ rules_position *start_pos(void)
 	return pos;
 }
 
+int start_setup(void **state)
+{
+	*state = start_pos();
+	return 0;
+}
+
+int start_teardown(void **state)
+{
+	C.game->free_position(*state);
+	return 0;
+}
+
 int try_parse(const rules_position *pos, int seat, const char *text, rules_move *move, rules_error *err)
 {
 	return C.game->parse(pos, seat >= 0 ? seat : to_move(pos), text, move, err);
@@ -287,23 +299,18 @@ char *listed_moves(const rules_position *pos, int seat, const char *sep)
 	return out;
 }
 
-void expect_garbage_refused(rules_position *pos, int seat)
+void expect_tampered(rules_position *pos, int seat, const char *text, size_t byte, int value, int code)
 {
 	rules_move m;
-	rules_error err;
+	rules_error err = { 0, "" };
 	rules_outcome out;
-	rules_move_list l = { 0 };
-	char buf[8], *before = C.game->serialize(pos);
+	char *before = C.game->serialize(pos);
 
-	memset(&m, 0, sizeof m);
-	assert_int_equal(C.game->apply(pos, &m, NULL, &out, &err), RULES_E_ILLEGAL);
-	memset(m.raw, 0xff, sizeof m.raw);
-	m.seat = seat;
-	assert_int_equal(C.game->apply(pos, &m, NULL, &out, &err), RULES_E_ILLEGAL);
-	assert_int_equal(C.game->format(pos, &m, buf, sizeof buf), 0);
-	assert_string_equal(buf, "");
-	assert_int_equal(C.game->continuations(pos, &m, &l), 0);
-	assert_int_equal(l.n, 0);
+	assert_true(byte < sizeof m.raw);
+	if (C.game->parse(pos, seat, text, &m, &err) != RULES_OK)
+		fail_msg("'%s' rejected: %s", text, err.message);
+	m.raw[byte] = (unsigned char)value;
+	assert_int_equal(C.game->apply(pos, &m, NULL, &out, &err), code);
 	expect_position(pos, before);
 	free(before);
 }
@@ -509,6 +516,24 @@ void expect_gesture_by(const rules_position *pos, int seat, const char *text, co
 void expect_gesture(const rules_position *pos, const char *text, const char *places, const char *choice)
 {
 	expect_gesture_by(pos, -1, text, places, choice);
+}
+
+void gestures_along(rules_position *pos, int cap, size_t (*check)(const rules_position *pos),
+		    void (*choose)(const rules_position *pos, rules_move *move, void *ctx), gesture_tally *tally)
+{
+	for (int ply = 0; ply < cap && C.game->turn(pos); ply++) {
+		rules_move m;
+		rules_error err = { 0, "" };
+
+		tally->moves += check ? check(pos) : gesture_check(C.game, pos, to_move(pos), 2);
+		tally->positions++;
+		if (choose)
+			choose(pos, &m, NULL);
+		else
+			random_move(pos, to_move(pos), &m);
+		if (C.game->apply(pos, &m, NULL, NULL, &err) != RULES_OK)
+			fail_msg("apply failed: %s", err.message);
+	}
 }
 
 /* ---- random games ---- */

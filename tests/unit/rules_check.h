@@ -23,6 +23,16 @@ typedef struct rules_check {
 
 void check_use(const rules_check *check);
 
+/*
+ * cmocka fixtures for a test that starts from the game's start position: start_setup puts it
+ * (start_pos) in *state, start_teardown frees it, whether the test passed or not. The test takes
+ * it as `rules_position *pos = *state;`, may play on it, and never frees it. start_test(f)
+ * registers f with both; it expands in a file that includes <cmocka.h>.
+ */
+int start_setup(void **state);
+int start_teardown(void **state);
+#define start_test(f) cmocka_unit_test_setup_teardown(f, start_setup, start_teardown)
+
 /* ---- moves by their text; seat -1 is the seat to act (to_move) ---- */
 
 /* The seat to act, as the rules_check says; -1 when no single seat acts. */
@@ -96,9 +106,10 @@ int cmp_str(const void *a, const void *b);
 /* seat's legal moves' canonical texts, sorted, joined by sep; the caller frees it. */
 char *listed_moves(const rules_position *pos, int seat, const char *sep);
 
-/* A zeroed move, and a move of seat made of 0xff bytes, are refused in pos (RULES_E_ILLEGAL);
- * the latter formats to nothing and has no continuations; pos is unchanged. */
-void expect_garbage_refused(rules_position *pos, int seat);
+/* text, parsed as seat in pos, with byte `byte` of its packed move set to value: apply refuses
+ * it with code, and pos is unchanged. (test_rules.c changes every byte of legal moves of every
+ * game; this names a change that means something in one game.) */
+void expect_tampered(rules_position *pos, int seat, const char *text, size_t byte, int value, int code);
 
 /* ---- dice ---- */
 
@@ -141,6 +152,19 @@ size_t gesture_check(const rules_game *game, const rules_position *pos, int seat
 void expect_gesture_by(const rules_position *pos, int seat, const char *text, const char *places,
 		       const char *choice);
 void expect_gesture(const rules_position *pos, const char *text, const char *places, const char *choice);
+
+/* What gestures_along() looked at: the positions, and the moves their checks counted. */
+typedef struct gesture_tally {
+	size_t positions, moves;
+} gesture_tally;
+
+/*
+ * Plays pos on without dice for at most cap plies, or to its end. Before each ply, check looks
+ * at the position and returns the moves it checked (NULL: gesture_check of the seat to act, to
+ * depth 2); then the seat to act plays the move choose picks (NULL: random_move). Adds to tally.
+ */
+void gestures_along(rules_position *pos, int cap, size_t (*check)(const rules_position *pos),
+		    void (*choose)(const rules_position *pos, rules_move *move, void *ctx), gesture_tally *tally);
 
 /* ---- random games ---- */
 

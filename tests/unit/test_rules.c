@@ -1,7 +1,8 @@
-/* test_rules.c - what every registered game must do, whatever its rules: random games played to
- * the end with every position and listed move round-tripping through its text, replays that
- * rebuild the same game, gestures and views that hold together, and damaged moves and position
- * texts refused. The games' own rules are tested in test_rules_<game>.c. */
+/* test_rules.c - what every registered game must do, whatever its rules: what it says of itself
+ * (one row of a table each), random games played to the end with every position and listed move
+ * round-tripping through its text, replays that rebuild the same game, gestures and views that
+ * hold together, damaged and tampered moves and position texts refused. The games' own rules are
+ * tested in test_rules_<game>.c. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +25,41 @@ static void use(const rules_game *g)
 {
 	G = g;
 	check_use(&(rules_check){ .game = g, .partial = 1 });
+}
+
+/* What each game says of itself; every registered game has a row. */
+typedef struct game_facts {
+	const char *id, *title;
+	int version;
+	const char *seats;          /* the seat names in turn order, as expect_game() takes them */
+	int draw_rank;
+	int resigns;                /* has its own resign_result (four seats: who ranks where) */
+	int secrets;                /* has view_for and has_secrets (hidden setups) */
+	int zero_move;              /* what apply makes of a zeroed move of seat 0 */
+	const char *help[3];        /* phrases the choice help holds */
+} game_facts;
+
+static const game_facts facts[] = {
+	{ "nchess", "Nchess", 1, "South North", 0, 0, 0, RULES_E_ILLEGAL,
+	  { "c 5 4 9 4", " / <letter> <row> <column>" } },
+	{ "complex-allegiance", "Complex Allegiance Chess", 1, "North East South West", 2, 1, 0,
+	  RULES_E_ILLEGAL, { "=N" } },
+	/* Civil War reads a zeroed move as South's declarations, none of them: allowed, and idle. */
+	{ "civil-war", "Civil War", 1, "South West North East", 1, 1, 0, RULES_OK,
+	  { "G<square>=K", "ally <seat>, break <seat>" } },
+	{ "conversion-chess", "Conversion Chess", 1, "White Black", 0, 0, 0, RULES_E_ILLEGAL,
+	  { "Pe4xe5 disp(S)", "Pe6-e7 / Pe7=B" } },
+	{ "cyvasse", "Nine-Tile Cyvasse", 1, "White Black", 0, 0, 1, RULES_E_ILLEGAL, { "setup default" } },
+};
+
+/* The row of facts of G. */
+static const game_facts *facts_of_game(void)
+{
+	for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++)
+		if (!strcmp(facts[i].id, G->id))
+			return &facts[i];
+	fail_msg("%s has no row of facts", G->id);
+	return NULL;
 }
 
 /* ---- the registry ---- */
@@ -60,6 +96,28 @@ static void test_registry(void **state)
 	}
 	assert_int_equal(n, 5);
 	assert_null(rules_find("no-such-game", 0));
+}
+
+/* Each game's id, title, version, seats, draw rank, hooks and choice help, as its row says. */
+static void test_metadata(void **state)
+{
+	(void)state;
+
+	assert_int_equal(sizeof facts / sizeof facts[0], 5);
+	for (const rules_game *const *g = rules_games; *g; g++) {
+		const game_facts *f;
+
+		use(*g);
+		f = facts_of_game();
+		expect_game(f->id, f->title, f->version, f->seats);
+		assert_int_equal(G->draw_rank, f->draw_rank);
+		assert_int_equal(G->resign_result != NULL, f->resigns);
+		assert_int_equal(G->view_for != NULL, f->secrets);
+		assert_int_equal(G->has_secrets != NULL, f->secrets);
+		for (int i = 0; i < 3 && f->help[i]; i++)
+			if (!strstr(G->choice_help, f->help[i]))
+				fail_msg("%s: the choice help lacks \"%s\"", G->id, f->help[i]);
+	}
 }
 
 /* ---- random games ---- */
@@ -153,10 +211,9 @@ static void test_random_games_to_the_end(void **state)
 
 /*
  * Moves no parse makes are refused in pos and change nothing: one of 0xff bytes, a legal move
- * sent by a seat that may not act now, or marked partial. A zeroed move is refused too, unless
- * the game reads it as an action of nothing (Civil War's declarations, none of them), which
- * then changes nothing. format writes as much of a move's text as the buffer holds, always
- * terminated.
+ * sent by a seat that may not act now, or marked partial. A zeroed move is refused too (the
+ * game's zero_move), unless the game reads it as an action of nothing, which then changes
+ * nothing. format writes as much of a move's text as the buffer holds, always terminated.
  */
 static void check_damaged_moves(rules_position *pos)
 {
@@ -165,15 +222,13 @@ static void check_damaged_moves(rules_position *pos)
 	rules_outcome out;
 	rules_move_list l = { 0 };
 	char *before = G->serialize(pos), buf[RULES_TEXT_MAX], part[RULES_TEXT_MAX];
-	int seat = to_move(pos), rc;
+	int seat = to_move(pos);
 	size_t len;
 
 	for (seat = seat >= 0 ? seat : 0; !(G->turn(pos) & (1u << seat)); seat++)
 		;
 	memset(&m, 0, sizeof m);
-	rc = G->apply(pos, &m, NULL, &out, &err);
-	if (rc != RULES_OK)
-		assert_int_equal(rc, RULES_E_ILLEGAL);
+	assert_int_equal(G->apply(pos, &m, NULL, &out, &err), facts_of_game()->zero_move);
 	expect_position(pos, before);
 	memset(m.raw, 0xff, sizeof m.raw);
 	m.seat = seat;
@@ -234,6 +289,137 @@ static void test_damaged_moves(void **state)
 	}
 }
 
+/* A die that always shows its highest face, so that a move and the legal move it is read as
+ * roll alike. */
+static int highest(void *ctx, int sides, int *value)
+{
+	(void)ctx;
+	*value = sides;
+	return 0;
+}
+
+static const rules_dice top = { highest, NULL };
+
+/*
+ * Changes each byte of the packed form of legal, a complete legal move in pos, in turn: to 0, 1,
+ * 0xff, one up, one down, with its top bit flipped, and to two random values. apply either
+ * refuses the changed move with an error and leaves the position as it was, or reads it as a
+ * legal move: its text parses, for its seat, into a legal move that leaves the same position
+ * and note. (A game reads only the bytes of its own move struct, and some of those only where
+ * the move uses them, so the changed move need not equal a listed move byte for byte.) Returns
+ * the changed moves tried.
+ */
+static int check_tampered(const rules_position *pos, const rules_move *legal)
+{
+	rules_position *work = G->clone(pos);
+	rules_outcome out;
+	rules_error err = { 0, "" };
+	char *before = G->serialize(pos), *after, note[RULES_NOTE_MAX];
+	int tried = 0;
+
+	assert_int_equal(G->apply(work, legal, &top, &out, &err), RULES_OK);
+	after = G->serialize(work);
+	snprintf(note, sizeof note, "%s", out.note);
+	G->free_position(work);
+	work = G->clone(pos);
+	for (size_t b = 0; b < RULES_MOVE_BYTES; b++) {
+		unsigned char was = legal->raw[b];
+		unsigned char to[8] = { 0, 1, 0xff, (unsigned char)(was + 1), (unsigned char)(was - 1),
+					was ^ 0x80, (unsigned char)rng(), (unsigned char)rng() };
+		for (size_t k = 0; k < sizeof to; k++) {
+			rules_move m = *legal, back;
+			char text[RULES_TEXT_MAX], *got;
+			int rc;
+
+			if (to[k] == was)
+				continue;
+			m.raw[b] = to[k];
+			tried++;
+			rc = G->apply(work, &m, &top, &out, &err);
+			got = G->serialize(work);
+			if (rc != RULES_OK) {
+				if (rc > 0 || strcmp(got, before))
+					fail_msg("%s: byte %zu of a legal move changed to %d: refused with %d and "
+						 "the position changed", G->id, b, to[k], rc);
+				free(got);
+				continue;
+			}
+			G->format(pos, &m, text, sizeof text);
+			if (G->parse(pos, m.seat, text, &back, &err) != RULES_OK)
+				fail_msg("%s: byte %zu of a legal move changed to %d: applied, but its text '%s' is "
+					 "no legal move: %s", G->id, b, to[k], text, err.message);
+			if (memcmp(&back, legal, sizeof back)) {
+				/* Read as another legal move: that move's own effect. */
+				rules_outcome out2;
+				rules_position *again = G->clone(pos);
+				char *want;
+				assert_int_equal(G->apply(again, &back, &top, &out2, &err), RULES_OK);
+				want = G->serialize(again);
+				assert_string_equal(got, want);
+				assert_string_equal(out.note, out2.note);
+				free(want);
+				G->free_position(again);
+			} else {
+				assert_string_equal(got, after);
+				assert_string_equal(out.note, note);
+			}
+			free(got);
+			G->free_position(work);
+			work = G->clone(pos);
+		}
+	}
+	G->free_position(work);
+	free(after);
+	free(before);
+	return tried;
+}
+
+/* Up to 12 of the complete legal moves of every seat that may act in pos, changed byte by
+ * byte. */
+static int check_tampered_moves(const rules_position *pos)
+{
+	int tried = 0;
+
+	for (int s = 0; s < G->nseats; s++) {
+		rules_move_list l = { 0 };
+		size_t n = G->legal_moves(pos, s, &l), from = n > 12 ? rng() % n : 0;
+
+		for (size_t i = 0, done = 0; i < n && done < 12; i++) {
+			const rules_move *m = &l.v[(from + i) % n];
+			if (!m->partial) {
+				tried += check_tampered(pos, m);
+				done++;
+			}
+		}
+		rules_move_list_free(&l);
+	}
+	return tried;
+}
+
+/* At the start of every game, and 12 and 40 random plies on. */
+static void test_tampered_moves(void **state)
+{
+	(void)state;
+
+	for (const rules_game *const *g = rules_games; *g; g++) {
+		rules_position *pos;
+		int tried = 0;
+
+		use(*g);
+		rng_seed(0x7a3e0000ULL + (uint64_t)(g - rules_games));
+		pos = start_pos();
+		tried += check_tampered_moves(pos);
+		random_game(pos, 12, NULL, NULL);
+		tried += check_tampered_moves(pos);
+		random_game(pos, 28, NULL, NULL);
+		tried += check_tampered_moves(pos);
+		if (getenv("RULES_STATS"))
+			fprintf(stderr, "%s: %d changed moves tried\n", G->id, tried);
+		assert_true(tried > 0);
+		G->free_position(pos);
+	}
+}
+
 /* The start position's text reads back; its every prefix, no text at all and text after it are
  * refused. No game knows an option called "variant"; no options at all are the start's. */
 static void test_position_texts(void **state)
@@ -272,8 +458,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_metadata),
 		cmocka_unit_test(test_random_games_to_the_end),
 		cmocka_unit_test(test_damaged_moves),
+		cmocka_unit_test(test_tampered_moves),
 		cmocka_unit_test(test_position_texts),
 	};
 

@@ -226,8 +226,10 @@ static int is_listed(const rules_position *pos, int seat, const char *canon)
 
 static void test_cw1_start(void **state)
 {
-	rules_position *pos = start_pos();
-	(void)state;
+	rules_position *pos = *state, *none = NULL;
+	rules_result res;
+	rules_error err;
+	rules_move_list l = { 0 };
 
 	expect_position(pos, START);
 	assert_int_equal(G->turn(pos), 1u << SOUTH);
@@ -237,7 +239,13 @@ static void test_cw1_start(void **state)
 	expect_legal(pos, "Pa4-a5", "S: Pa4-a5");
 	expect_reject(pos, WEST, "Pd9-e9", RULES_E_TURN, "not your turn: South is to act");
 	expect_position(pos, START);
-	G->free_position(pos);
+	G->result(pos, &res);
+	assert_int_equal(res.over, 0);
+	assert_string_equal(res.summary, "South to act");
+	assert_int_equal(G->continuations(pos, NULL, &l), 0);
+	/* Civil War takes no options. */
+	assert_int_equal(G->start("x", &none, &err), RULES_E_DATA);
+	assert_null(none);
 
 	/* Every army has 52 legal moves in its slot. */
 	for (int s = SOUTH; s <= EAST; s++) {
@@ -252,7 +260,6 @@ static void test_cw1_start(void **state)
 	}
 
 	/* Turn order South, West, North, East. */
-	pos = start_pos();
 	play_roll(pos, "Pa4-a5", "S: Pa4-a5", 0, "");
 	assert_int_equal(G->turn(pos), 1u << WEST);
 	play_roll(pos, "Pd9-e9", "W: Pd9-e9", 0, "");
@@ -261,16 +268,14 @@ static void test_cw1_start(void **state)
 	assert_int_equal(G->turn(pos), 1u << EAST);
 	play_roll(pos, "Pl7-k7", "E: Pl7-k7", 0, "");
 	assert_int_equal(G->turn(pos), 1u << SOUTH);
-	G->free_position(pos);
 }
 
 /* The start position is South's army turned by (f, r) -> (r, 16 - f) for each next seat. */
 static void test_start_rotation(void **state)
 {
-	rules_position *pos = start_pos();
+	rules_position *pos = *state;
 	rules_view v;
 	int n = 0;
-	(void)state;
 
 	G->view(pos, &v);
 	for (int r = 1; r <= 15; r++)
@@ -287,13 +292,11 @@ static void test_start_rotation(void **state)
 			assert_int_equal(d->facing, (c->facing + 1) % 4);
 		}
 	assert_int_equal(n, 60);
-	G->free_position(pos);
 }
 
 static void test_cw2_gate(void **state)
 {
-	rules_position *pos = start_pos();
-	(void)state;
+	rules_position *pos = *state, *p;
 
 	expect_legal(pos, "Qc2-d2", "S: Qc2-d2");
 	expect_illegal(pos, "Qc2-d3", "wall stands between c2 and d3");
@@ -301,45 +304,39 @@ static void test_cw2_gate(void **state)
 	expect_legal(pos, "Qc2-b3", "S: Qc2-b3");
 	expect_legal(pos, "Kb2-c3", "S: Kb2-c3");
 	expect_legal(pos, "Kb2-c1", "S: Kb2-c1");
-	G->free_position(pos);
 
 	/* Steps touching a wall's end point from outside are not blocked; the gate works both ways. */
-	pos = setup("sQ d2, sK d4", 'S');
-	expect_legal(pos, "Qd2-c2", "S: Qd2-c2");
-	expect_illegal(pos, "Qd2-c3", "wall stands between d2 and c3");
-	expect_illegal(pos, "Kd4-c3", "wall stands between d4 and c3");
-	expect_legal(pos, "Kd4-d3", "S: Kd4-d3");
-	G->free_position(pos);
+	p = setup("sQ d2, sK d4", 'S');
+	expect_legal(p, "Qd2-c2", "S: Qd2-c2");
+	expect_illegal(p, "Qd2-c3", "wall stands between d2 and c3");
+	expect_illegal(p, "Kd4-c3", "wall stands between d4 and c3");
+	expect_legal(p, "Kd4-d3", "S: Kd4-d3");
+	G->free_position(p);
 }
 
 static void test_cw3_pawn(void **state)
 {
-	rules_position *pos = start_pos();
-	(void)state;
+	rules_position *pos = *state;
 
 	expect_legal(pos, "Pa4-a5", "S: Pa4-a5");
 	expect_legal(pos, "Pa4-b5", "S: Pa4-b5");
 	expect_illegal(pos, "Pa4-a3", "Pawn moves one square forward or diagonally forward");
-	G->free_position(pos);
 }
 
 static void test_cw4_bishop(void **state)
 {
-	rules_position *pos = start_pos();
-	(void)state;
+	rules_position *pos = *state;
 
 	expect_legal(pos, "Bd1-d2", "S: Bd1-d2");
 	expect_legal(pos, "Bd1-e2", "S: Bd1-e2");
 	expect_legal(pos, "Bd1-f3", "S: Bd1-f3");
 	expect_illegal(pos, "Bd1-c1", "wall stands between d1 and c1");
 	expect_illegal(pos, "Bd1-g4", "g4 holds a piece of South's army, which you control");
-	G->free_position(pos);
 }
 
 static void test_cw5_knight(void **state)
 {
-	rules_position *pos = start_pos();
-	(void)state;
+	rules_position *pos = *state;
 
 	expect_legal(pos, "Nf2-f5", "S: Nf2-f5");
 	expect_legal(pos, "Nf2-f3", "S: Nf2-f3");
@@ -349,19 +346,16 @@ static void test_cw5_knight(void **state)
 	expect_illegal(pos, "Nf2-e4", "e4 holds a piece of South's army");
 	expect_legal(pos, "Ng2-h4", "S: Ng2-h4");
 	expect_illegal(pos, "Nf2-f6", "Knight moves 1-3 squares straight forward");
-	G->free_position(pos);
 }
 
 static void test_cw6_prince(void **state)
 {
-	rules_position *pos = start_pos();
-	(void)state;
+	rules_position *pos = *state;
 
 	expect_legal(pos, "Re1-e2", "S: Re1-e2");
 	expect_legal(pos, "Re1-e3", "S: Re1-e3");
 	expect_illegal(pos, "Re1-e4", "e4 holds a piece of South's army");
 	expect_legal(pos, "Re1-d2", "S: Re1-d2");
-	G->free_position(pos);
 }
 
 static void test_cw7_attacks_forward(void **state)
@@ -918,9 +912,8 @@ static void test_cw25_end_of_game(void **state)
 
 static void test_cw26_alliances(void **state)
 {
-	rules_position *pos = start_pos();
+	rules_position *pos = *state, *p;
 	rules_move m;
-	(void)state;
 
 	assert_int_equal(G->parse(pos, SOUTH, "ally North", &m, NULL), 0);
 	assert_int_equal(m.anytime, 1);
@@ -941,29 +934,28 @@ static void test_cw26_alliances(void **state)
 	/* Several on one line, checked one after the other. */
 	play_roll_by(pos, EAST, "ally West; ally South ; break West", "ally West; ally South; break West", 0, "");
 	expect_state(pos, "S:SWNE:----:-,-,S,S:0:-");
-	G->free_position(pos);
 
 	/* A King-less player cannot end an existing alliance; its partner can. */
-	pos = setup_k("wG c10", "sne", "S:SWNE:----:-,N,W,-:0:-");
-	expect_reject(pos, WEST, "break North", RULES_E_ILLEGAL, "a player without a King cannot end an alliance");
-	play_roll_by(pos, NORTH, "break West", "break West", 0, "alliance ended: North and West");
+	p = setup_k("wG c10", "sne", "S:SWNE:----:-,N,W,-:0:-");
+	expect_reject(p, WEST, "break North", RULES_E_ILLEGAL, "a player without a King cannot end an alliance");
+	play_roll_by(p, NORTH, "break West", "break West", 0, "alliance ended: North and West");
 	/* ... but may withdraw a one-sided declaration. */
-	play_roll_by(pos, WEST, "break North", "break North", 0, "");
-	G->free_position(pos);
+	play_roll_by(p, WEST, "break North", "break North", 0, "");
+	G->free_position(p);
 
 	/* An alliance can end the game. */
-	pos = setup_k("sK h8, nK n14, wP d12, eP l4", "", "W:" TAIL0);
-	play_roll_by(pos, SOUTH, "ally North", "ally North", 0, "");
-	play_roll_by(pos, NORTH, "ally South", "ally South", 0,
+	p = setup_k("sK h8, nK n14, wP d12, eP l4", "", "W:" TAIL0);
+	play_roll_by(p, SOUTH, "ally North", "ally North", 0, "");
+	play_roll_by(p, NORTH, "ally South", "ally South", 0,
 		"alliance formed: North and South; game over: South and North win (King on the Capital)");
-	assert_int_equal(G->turn(pos), 0u);
-	G->free_position(pos);
+	assert_int_equal(G->turn(p), 0u);
+	G->free_position(p);
 
 	/* Declarations toward a player who is out are rejected. */
-	pos = setup_k("sK h8, nK d5, wK e7", "", "S:" TAIL0);
-	expect_reject(pos, SOUTH, "ally East", RULES_E_ILLEGAL, "East is out of the game");
-	expect_reject(pos, EAST, "ally South", RULES_E_ILLEGAL, "East is out of the game and cannot declare");
-	G->free_position(pos);
+	p = setup_k("sK h8, nK d5, wK e7", "", "S:" TAIL0);
+	expect_reject(p, SOUTH, "ally East", RULES_E_ILLEGAL, "East is out of the game");
+	expect_reject(p, EAST, "ally South", RULES_E_ILLEGAL, "East is out of the game and cannot declare");
+	G->free_position(p);
 }
 
 static void test_cw27_army_out(void **state)
@@ -1018,12 +1010,11 @@ static void test_cw28_automatic_pass(void **state)
 /* Resigning in play: the army leaves, the game goes on without it (End of the game). */
 static void test_resignation_in_play(void **state)
 {
-	rules_position *pos = start_pos();
+	rules_position *pos = *state;
 	rules_outcome oc = {0};
 	rules_error err;
 	rules_result res;
 	rules_view *v = malloc(sizeof *v);
-	(void)state;
 
 	/* North resigns while South has the slot: South still acts, three are left in play. */
 	assert_int_equal(G->resign(pos, 2, &oc, &err), 0);
@@ -1050,7 +1041,6 @@ static void test_resignation_in_play(void **state)
 	free(text);
 	G->free_position(back);
 	free(v);
-	G->free_position(pos);
 }
 
 static void test_cw29_resignation(void **state)
@@ -1507,8 +1497,7 @@ static void test_notation_examples(void **state)
 
 static void test_notation_lexical(void **state)
 {
-	rules_position *pos = start_pos();
-	(void)state;
+	rules_position *pos = *state;
 
 	expect_legal(pos, "b4-b5", "S: Pb4-b5");
 	expect_legal(pos, "bd1-f3", "S: Bd1-f3");
@@ -1556,14 +1545,11 @@ static void test_notation_lexical(void **state)
 	memset(longline, ' ', sizeof longline);
 	longline[sizeof longline - 1] = 0;
 	expect_parse_error(pos, longline, "too long");
-	G->free_position(pos);
 	/* Nine declarations are too many for one line. */
-	pos = start_pos();
 	expect_parse_error(pos, "ally W; break W; ally W; break W; ally W; break W; ally W; break W; ally W",
 			   "at most 8 declarations");
 	expect_legal_by(pos, NORTH, "ally W; break W; ally W; break W; ally W; break W; ally W; break W",
 			"ally West; break West; ally West; break West; ally West; break West; ally West; break West");
-	G->free_position(pos);
 }
 
 /* ---- position text ---- */
@@ -1672,9 +1658,8 @@ static void test_serialize_round_trip_and_corruption(void **state)
 
 static void test_view(void **state)
 {
-	rules_position *pos = start_pos();
+	rules_position *pos = *state, *p;
 	rules_view v;
-	(void)state;
 
 	G->view(pos, &v);
 	expect_grid(&v, 15, 15, "15", "1", "a", "o");
@@ -1736,27 +1721,26 @@ static void test_view(void **state)
 	assert_int_equal(v.nnotes, 2);
 	assert_string_equal(v.notes[0], "To act: South");
 	assert_string_equal(v.notes[1], "Alliances: none");
-	G->free_position(pos);
 
 	/* Notes with control, bonds, declarations, armies out and passes. */
-	pos = setup_k("wP d12, nG k10", "se", "N:SSNE:--S-:N,-,S,SW:1:-");
-	G->view(pos, &v);
+	p = setup_k("wP d12, nG k10", "se", "N:SSNE:--S-:N,-,S,SW:1:-");
+	G->view(p, &v);
 	assert_int_equal(v.nnotes, 5);
 	assert_string_equal(v.notes[0], "To act: North (North may crown a Grand Prince instead)");
 	assert_string_equal(v.notes[1], "Alliances: South and North");
 	assert_string_equal(v.notes[2], "Declared, not returned: East to South; East to West");
 	assert_string_equal(v.notes[3], "Without a King: West (army moved by South); North (bound to South)");
 	assert_string_equal(v.notes[4], "Passes in a row: 1");
-	G->free_position(pos);
-	pos = setup_k("wP d12, eP l4", "sn", "W:SNNN:----:-,-,-,-:0:-");
-	G->view(pos, &v);
+	G->free_position(p);
+	p = setup_k("wP d12, eP l4", "sn", "W:SNNN:----:-,-,-,-:0:-");
+	G->view(p, &v);
 	assert_string_equal(v.notes[0], "To act: West's army, moved by North");
 	assert_string_equal(v.notes[2], "Without a King: West (army moved by North); East (army moved by North)");
-	G->free_position(pos);
-	pos = setup_k("sK h8, nK n14", "", "S:" TAIL0);
-	G->view(pos, &v);
+	G->free_position(p);
+	p = setup_k("sK h8, nK n14", "", "S:" TAIL0);
+	G->view(p, &v);
 	assert_string_equal(v.notes[2], "Out: West and East");
-	G->free_position(pos);
+	G->free_position(p);
 
 	/* Each seat's home comes to the bottom. */
 	assert_int_equal(G->view_quarter_turns(SOUTH), 0);
@@ -1765,8 +1749,8 @@ static void test_view(void **state)
 	assert_int_equal(G->view_quarter_turns(EAST), 1);
 	/* Turned as the server turns it (n-1-r, c for one quarter turn), every army faces up from its
 	 * own seat, and its King is where South's King is drawn. */
-	pos = start_pos();
-	G->view(pos, &v);
+	p = start_pos();
+	G->view(p, &v);
 	for (int s = 0; s < 4; s++) {
 		int t = G->view_quarter_turns(s), kr = -1, kc = -1;
 		for (int r = 0; r < 15; r++)
@@ -1789,36 +1773,15 @@ static void test_view(void **state)
 		assert_int_equal(kr, 13);
 		assert_int_equal(kc, 1);
 	}
-	G->free_position(pos);
-}
-
-static void test_metadata(void **state)
-{
-	rules_position *pos = NULL;
-	rules_error err;
-	(void)state;
-
-	expect_game("civil-war", "Civil War", 1, "South West North East");
-	assert_int_equal(G->draw_rank, 1);
-	assert_int_equal(G->start("x", &pos, &err), RULES_E_DATA);
-	assert_null(pos);
-	pos = start_pos();
-	rules_result res;
-	G->result(pos, &res);
-	assert_int_equal(res.over, 0);
-	assert_string_equal(res.summary, "South to act");
-	rules_move_list l = { 0 };
-	assert_int_equal(G->continuations(pos, NULL, &l), 0);
-	G->free_position(pos);
+	G->free_position(p);
 }
 
 static void test_apply_rejects_bad_moves(void **state)
 {
-	rules_position *pos = start_pos(), *over;
+	rules_position *pos = *state, *over;
 	rules_move m;
 	rules_error err;
 	rules_outcome out;
-	(void)state;
 
 	assert_int_equal(G->parse(pos, SOUTH, "Pa4-a5", &m, &err), 0);
 	m.seat = WEST;
@@ -1828,15 +1791,9 @@ static void test_apply_rejects_bad_moves(void **state)
 	m.seat = SOUTH;
 	m.partial = 1;
 	assert_int_equal(G->apply(pos, &m, NULL, &out, &err), RULES_E_INCOMPLETE);
-	m.partial = 0;
-	m.raw[0] = 9;
-	assert_int_equal(G->apply(pos, &m, NULL, &out, &err), RULES_E_ILLEGAL);
-	assert_int_equal(G->parse(pos, SOUTH, "Pa4-a5", &m, &err), 0);
-	m.raw[0] = 2;       /* claims to be an attack */
-	assert_int_equal(G->apply(pos, &m, NULL, &out, &err), RULES_E_ILLEGAL);
-	assert_int_equal(G->parse(pos, SOUTH, "Pa4-a5", &m, &err), 0);
-	m.raw[5] = 3;       /* to a square that is not one of its moves */
-	assert_int_equal(G->apply(pos, &m, NULL, &out, &err), RULES_E_ILLEGAL);
+	expect_tampered(pos, SOUTH, "Pa4-a5", 0, 9, RULES_E_ILLEGAL);
+	expect_tampered(pos, SOUTH, "Pa4-a5", 0, 2, RULES_E_ILLEGAL);  /* claims to be an attack */
+	expect_tampered(pos, SOUTH, "Pa4-a5", 5, 3, RULES_E_ILLEGAL);  /* to a square that is not one of its moves */
 	expect_position(pos, START);
 	over = setup_k("sK h8, nK d5, wK e7, sR e5", "", "S:SWNE:----:N,-,S,-:0:-");
 	assert_int_equal(G->parse(over, SOUTH, "Re5xe7", &m, &err), 0);
@@ -1846,7 +1803,6 @@ static void test_apply_rejects_bad_moves(void **state)
 	assert_int_equal(G->parse(over, SOUTH, "Ke5-e6", &m, &err), RULES_E_OVER);
 	assert_int_equal(count_moves(over, SOUTH), 0);
 	G->free_position(over);
-	G->free_position(pos);
 }
 
 /* ---- listed moves: round trips and agreement with the parser ---- */
@@ -2291,8 +2247,7 @@ static void check_gestures(const rules_position *pos)
 
 static void test_gesture_start(void **state)
 {
-	rules_position *pos = start_pos();
-	(void)state;
+	rules_position *pos = *state;
 
 	/* South's 52 moves and, for every seat, a declaration toward each other player. */
 	assert_int_equal(gesture_check(G, pos, SOUTH, 2), 52 + 3);
@@ -2302,7 +2257,6 @@ static void test_gesture_start(void **state)
 	expect_gesture_by(pos, SOUTH, "Pa4-a5", "a4 a5", "");
 	expect_gesture_by(pos, SOUTH, "Qc2-d2", "c2 d2", "");
 	expect_gesture_by(pos, SOUTH, "Nf2-f5", "f2 f5", "");
-	G->free_position(pos);
 
 	/* Every army in its slot of the start position. */
 	for (int s = SOUTH; s <= EAST; s++) {
@@ -2409,9 +2363,8 @@ static void anytime_texts(const rules_position *pos, int seat, char *out, size_t
 /* Every seat may declare toward every other player at any time: ally, or break what it declared. */
 static void test_anytime_declarations(void **state)
 {
-	rules_position *pos = start_pos();
+	rules_position *pos = *state;
 	char got[256];
-	(void)state;
 
 	anytime_texts(pos, SOUTH, got, sizeof got);
 	assert_string_equal(got, "ally West; ally North; ally East");
@@ -2420,7 +2373,6 @@ static void test_anytime_declarations(void **state)
 	play_roll_by(pos, SOUTH, "ally North", "ally North", 0, "");
 	anytime_texts(pos, SOUTH, got, sizeof got);
 	assert_string_equal(got, "ally West; break North; ally East");
-	G->free_position(pos);
 }
 
 /* Declarations and a pass touch nothing and say what they are. */
@@ -2428,10 +2380,9 @@ static void test_gesture_declarations_and_pass(void **state)
 {
 	static const char *const locked =
 		"sK a1, sQ c1, sP a2, sP a3, sP b1, sP b2, sP b3, sP c2, sP c3, eK o1";
-	rules_position *pos = start_pos();
+	rules_position *pos = *state, *p;
 	rules_move m;
 	rules_gesture g;
-	(void)state;
 
 	assert_int_equal(G->parse(pos, NORTH, "ally South", &m, NULL), 0);
 	assert_int_equal(m.anytime, 1);
@@ -2447,14 +2398,13 @@ static void test_gesture_declarations_and_pass(void **state)
 		       "ally with West, ally with South, break with West");
 	expect_gesture_by(pos, SOUTH, "Pa4-a5 ; ally East", "a4 a5", "ally with East");
 	check_gestures(pos);
-	G->free_position(pos);
 
 	/* South cannot move: its only action is a pass. */
-	pos = setup_k(locked, "", "S:" TAIL0);
-	assert_int_equal(gesture_check(G, pos, SOUTH, 2), 1 + 1);
-	expect_gesture_by(pos, SOUTH, "pass", "", "pass");
-	check_gestures(pos);
-	G->free_position(pos);
+	p = setup_k(locked, "", "S:" TAIL0);
+	assert_int_equal(gesture_check(G, p, SOUTH, 2), 1 + 1);
+	expect_gesture_by(p, SOUTH, "pass", "", "pass");
+	check_gestures(p);
+	G->free_position(p);
 }
 
 /* Every position of random games, every seat: the start, and armies with Grand Princes. */
@@ -2496,13 +2446,13 @@ static void test_gesture_random_games(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cw1_start),
-		cmocka_unit_test(test_start_rotation),
-		cmocka_unit_test(test_cw2_gate),
-		cmocka_unit_test(test_cw3_pawn),
-		cmocka_unit_test(test_cw4_bishop),
-		cmocka_unit_test(test_cw5_knight),
-		cmocka_unit_test(test_cw6_prince),
+		start_test(test_cw1_start),
+		start_test(test_start_rotation),
+		start_test(test_cw2_gate),
+		start_test(test_cw3_pawn),
+		start_test(test_cw4_bishop),
+		start_test(test_cw5_knight),
+		start_test(test_cw6_prince),
 		cmocka_unit_test(test_cw7_attacks_forward),
 		cmocka_unit_test(test_cw8_die_d1),
 		cmocka_unit_test(test_cw9_die_equal),
@@ -2522,11 +2472,11 @@ int main(void)
 		cmocka_unit_test(test_cw23_recipient),
 		cmocka_unit_test(test_cw24_betrayal_in_controlled_army),
 		cmocka_unit_test(test_cw25_end_of_game),
-		cmocka_unit_test(test_cw26_alliances),
+		start_test(test_cw26_alliances),
 		cmocka_unit_test(test_cw27_army_out),
 		cmocka_unit_test(test_cw28_automatic_pass),
 		cmocka_unit_test(test_cw29_resignation),
-		cmocka_unit_test(test_resignation_in_play),
+		start_test(test_resignation_in_play),
 		cmocka_unit_test(test_cw30_draw_by_agreement),
 		cmocka_unit_test(test_cw31_round_of_passes),
 		cmocka_unit_test(test_resignation_breaks_round_of_passes),
@@ -2535,20 +2485,19 @@ int main(void)
 		cmocka_unit_test(test_recipe_hmac),
 		cmocka_unit_test(test_recipe_bands),
 		cmocka_unit_test(test_notation_examples),
-		cmocka_unit_test(test_notation_lexical),
+		start_test(test_notation_lexical),
 		cmocka_unit_test(test_serialize_round_trip_and_corruption),
-		cmocka_unit_test(test_view),
-		cmocka_unit_test(test_metadata),
-		cmocka_unit_test(test_apply_rejects_bad_moves),
+		start_test(test_view),
+		start_test(test_apply_rejects_bad_moves),
 		cmocka_unit_test(test_round_trip_listed_moves),
 		cmocka_unit_test(test_random_games),
 		cmocka_unit_test(test_random_games_many_attacks),
-		cmocka_unit_test(test_gesture_start),
+		start_test(test_gesture_start),
 		cmocka_unit_test(test_gesture_attack_and_promotion),
 		cmocka_unit_test(test_gesture_capital_attack),
 		cmocka_unit_test(test_gesture_betrayal),
-		cmocka_unit_test(test_gesture_declarations_and_pass),
-		cmocka_unit_test(test_anytime_declarations),
+		start_test(test_gesture_declarations_and_pass),
+		start_test(test_anytime_declarations),
 		cmocka_unit_test(test_gesture_random_games),
 	};
 

@@ -152,9 +152,8 @@ static const char *at(const rules_position *pos, const char *square)
 
 static void test_ca1_start(void **state)
 {
-	rules_position *pos = start_pos();
+	rules_position *pos = *state, *p;
 	char *moves;
-	(void)state;
 
 	expect_position(pos, START);
 	assert_int_equal(G->turn(pos), 1u << NORTH);
@@ -177,25 +176,24 @@ static void test_ca1_start(void **state)
 	expect_state(pos, ":E:e3e4=S:-");
 	play(pos, "i3-h3", "i3-h3", "");
 	assert_int_equal(G->turn(pos), 1u << SOUTH);
-	G->free_position(pos);
 
 	/* The array is the same from every edge: each seat has 14 first moves. */
-	pos = start_pos();
-	play(pos, "e2-e4", "e2-e4", "");
-	assert_int_equal(count_moves(pos, EAST), 14);
-	moves = listed_moves(pos, to_move(pos), " ");
+	p = start_pos();
+	play(p, "e2-e4", "e2-e4", "");
+	assert_int_equal(count_moves(p, EAST), 14);
+	moves = listed_moves(p, to_move(p), " ");
 	assert_string_equal(moves, "Nj3-h4 Nj8-h7 i3-g3 i3-h3 i4-g4 i4-h4 i5-g5 i5-h5 i6-g6 i6-h6 "
 			    "i7-g7 i7-h7 i8-g8 i8-h8");
 	free(moves);
-	play(pos, "i5-g5", "i5-g5", "");
-	assert_int_equal(count_moves(pos, SOUTH), 14);
-	play(pos, "e9-e7", "e9-e7", "");
-	assert_int_equal(count_moves(pos, WEST), 14);
-	moves = listed_moves(pos, to_move(pos), " ");
+	play(p, "i5-g5", "i5-g5", "");
+	assert_int_equal(count_moves(p, SOUTH), 14);
+	play(p, "e9-e7", "e9-e7", "");
+	assert_int_equal(count_moves(p, WEST), 14);
+	moves = listed_moves(p, to_move(p), " ");
 	assert_string_equal(moves, "Na3-c4 Na8-c7 b3-c3 b3-d3 b4-c4 b4-d4 b5-c5 b5-d5 b6-c6 b6-d6 "
 			    "b7-c7 b7-d7 b8-c8 b8-d8");
 	free(moves);
-	G->free_position(pos);
+	G->free_position(p);
 }
 
 static void test_ca2_corners(void **state)
@@ -697,9 +695,8 @@ static void test_ca14c_never_moved_per_piece(void **state)
 
 static void test_ca15_resignation(void **state)
 {
-	rules_position *pos = start_pos();
+	rules_position *pos = *state;
 	rules_result res;
-	(void)state;
 
 	assert_non_null(G->resign_result);
 	G->resign_result(pos, NORTH, &res);
@@ -720,19 +717,16 @@ static void test_ca15_resignation(void **state)
 	/* Resigning is not a move. */
 	expect_reject(pos, NORTH, "resign", RULES_E_PARSE, "");
 	expect_position(pos, START);
-	G->free_position(pos);
 }
 
 static void test_ca16_draw_by_agreement(void **state)
 {
-	rules_position *pos = start_pos();
-	(void)state;
+	rules_position *pos = *state;
 
 	/* The server collects the four acceptances; everybody then shares 2nd. */
 	assert_int_equal(G->draw_rank, 2);
 	expect_reject(pos, NORTH, "offer draw", RULES_E_PARSE, "");
 	expect_reject(pos, EAST, "accept draw", RULES_E_PARSE, "");
-	G->free_position(pos);
 }
 
 static void test_ca17_king_into_attack(void **state)
@@ -803,25 +797,22 @@ static void test_notation_examples(void **state)
 
 static void test_notation_rejected_examples(void **state)
 {
-	rules_position *s = start_pos();
+	rules_position *s = *state;
 	rules_position *b = setup("NWP* b2, sN c3", 'N');
 	rules_position *q = setup("nQ e5, wP e6", 'N');
-	(void)state;
 
 	expect_illegal(s, "Rb1-a1", "a1 is not on the board");
 	expect_illegal(b, "b2xc3", "may not capture away from West's edge");
 	expect_illegal(q, "Qe5xe6", "e6 holds West's Pawn");
-	G->free_position(s);
 	G->free_position(b);
 	G->free_position(q);
 }
 
 static void test_lexical_rules(void **state)
 {
-	rules_position *s = start_pos();
+	rules_position *s = *state;
 	rules_position *bish = setup("nB b2", 'N');
 	rules_position *east = setup("NWP* b2, eP i5", 'E');
-	(void)state;
 
 	/* Case, spaces, separators, piece letters. */
 	expect_legal(s, "e2e4", "e2-e4");
@@ -900,12 +891,11 @@ static void test_lexical_rules(void **state)
 	expect_reject(s, EAST, "i3-h3", RULES_E_TURN, "North is to move");
 	expect_reject(s, 7, "e2-e4", RULES_E_TURN, "no seat 7");
 	expect_reject(s, -1, "e2-e4", RULES_OK, "");
-	G->free_position(s);
 	G->free_position(bish);
 	G->free_position(east);
 }
 
-/* ---- position text, view and metadata ---- */
+/* ---- position text, view and tampered moves ---- */
 
 static void test_serialize_round_trip_and_corruption(void **state)
 {
@@ -992,9 +982,8 @@ static void test_en_passant_rights_text(void **state)
 
 static void test_view(void **state)
 {
-	rules_position *pos = start_pos();
+	rules_position *pos = *state;
 	rules_view v;
-	(void)state;
 
 	G->view(pos, &v);
 	expect_grid(&v, 10, 10, "1", "10", "a", "j");
@@ -1031,35 +1020,13 @@ static void test_view(void **state)
 	assert_int_equal(G->view_quarter_turns(EAST), 1);
 	assert_int_equal(G->view_quarter_turns(NORTH), 2);
 	assert_int_equal(G->view_quarter_turns(WEST), 3);
-	G->free_position(pos);
 }
 
-static void test_metadata(void **state)
-{
-	(void)state;
-	expect_game("complex-allegiance", "Complex Allegiance Chess", 1, "North East South West");
-	assert_int_equal(G->draw_rank, 2);
-	assert_non_null(G->resign_result);
-	assert_non_null(strstr(G->choice_help, "=N"));
-}
-
+/* Tampered flags: a capture mark on a quiet move, a promotion, castling. */
 static void test_apply_rejects_bad_moves(void **state)
 {
-	rules_position *pos = start_pos();
-	rules_move m;
-	rules_error err;
-	rules_outcome out;
-	(void)state;
-
-	expect_garbage_refused(pos, NORTH);
-	/* Tampered flags: a capture mark on a quiet move, a promotion, castling. */
-	for (int byte = 5; byte < 8; byte++) {
-		assert_int_equal(G->parse(pos, NORTH, "e2-e4", &m, &err), 0);
-		m.raw[byte] = byte == 6 ? 'Q' : 1;
-		assert_int_equal(G->apply(pos, &m, NULL, &out, &err), RULES_E_ILLEGAL);
-	}
-	expect_position(pos, START);
-	G->free_position(pos);
+	for (int byte = 5; byte < 8; byte++)
+		expect_tampered(*state, NORTH, "e2-e4", (size_t)byte, byte == 6 ? 'Q' : 1, RULES_E_ILLEGAL);
 }
 
 /* ---- every listed move round-trips through its text ---- */
@@ -1348,41 +1315,38 @@ static size_t check_gestures(const rules_position *pos)
 	return gesture_check(G, pos, seat, 2);
 }
 
+/* check_gestures() of a position whose every gesture is a listed move's. */
+static size_t check_listed_gestures(const rules_position *pos)
+{
+	size_t n = check_gestures(pos);
+
+	assert_int_equal(n, count_moves(pos, to_move(pos)));
+	return n;
+}
+
 static void test_gestures_start_and_random_games(void **state)
 {
-	rules_position *pos = start_pos();
-	size_t checked = 0;
-	int positions = 0;
-	(void)state;
+	rules_position *pos = *state, *p;
+	gesture_tally t = { 0, 0 };
 
 	assert_int_equal(check_gestures(pos), 14);
 	expect_gesture(pos, "e2-e4", "e2 e4", "");
 	expect_gesture(pos, "Nc1-d3", "c1 d3", "");
 	expect_gesture(pos, "e2-e3", "e2 e3", "");
-	G->free_position(pos);
 
 	/* Every position of 30 random games from the start (the first 150 plies: the checker is
 	 * thorough, not fast), and of 5 from a position with shared pieces promoted. */
 	rng_seed(2024);
 	for (int g = 0; g < 35; g++) {
-		pos = g < 30 ? start_pos()
+		p = g < 30 ? start_pos()
 			: setup("NWQ e5, NER d4, SWB f6, SEN g7, nP* c2, eP* i5, sP* h9, wP* b6, "
 				"nP g8, sP c3, eP c6, wP h4, nK* e1, nR* b1, sK* f10, sR* i10", 'N');
-		for (int ply = 0; ply < 150 && G->turn(pos); ply++) {
-			rules_move m;
-			rules_error err;
-			size_t n = check_gestures(pos);
-			assert_int_equal(n, count_moves(pos, to_move(pos)));
-			checked += n;
-			positions++;
-			random_ep_move(pos, &m);
-			assert_int_equal(G->apply(pos, &m, NULL, NULL, &err), RULES_OK);
-		}
-		G->free_position(pos);
+		gestures_along(p, 150, check_listed_gestures, choose_ep, &t);
+		G->free_position(p);
 	}
 	if (getenv("CA_STATS"))
-		fprintf(stderr, "gestures: %d positions, %zu moves checked\n", positions, checked);
-	assert_true(positions > 1000);
+		fprintf(stderr, "gestures: %zu positions, %zu moves checked\n", t.positions, t.moves);
+	assert_true(t.positions > 1000);
 }
 
 static void test_gestures_promotion(void **state)
@@ -1445,7 +1409,7 @@ static void test_gestures_castling_and_en_passant(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ca1_start),
+		start_test(test_ca1_start),
 		cmocka_unit_test(test_ca2_corners),
 		cmocka_unit_test(test_ca3_side_neighbours),
 		cmocka_unit_test(test_ca4_nw_pawn_by_north),
@@ -1464,21 +1428,20 @@ int main(void)
 		cmocka_unit_test(test_ca14_promotion),
 		cmocka_unit_test(test_ca14b_en_passant_beside_start),
 		cmocka_unit_test(test_ca14c_never_moved_per_piece),
-		cmocka_unit_test(test_ca15_resignation),
-		cmocka_unit_test(test_ca16_draw_by_agreement),
+		start_test(test_ca15_resignation),
+		start_test(test_ca16_draw_by_agreement),
 		cmocka_unit_test(test_ca17_king_into_attack),
 		cmocka_unit_test(test_notation_examples),
-		cmocka_unit_test(test_notation_rejected_examples),
-		cmocka_unit_test(test_lexical_rules),
+		start_test(test_notation_rejected_examples),
+		start_test(test_lexical_rules),
 		cmocka_unit_test(test_serialize_round_trip_and_corruption),
 		cmocka_unit_test(test_en_passant_rights_text),
-		cmocka_unit_test(test_view),
-		cmocka_unit_test(test_metadata),
-		cmocka_unit_test(test_apply_rejects_bad_moves),
+		start_test(test_view),
+		start_test(test_apply_rejects_bad_moves),
 		cmocka_unit_test(test_round_trip_listed_moves),
 		cmocka_unit_test(test_random_games),
 		cmocka_unit_test(test_random_games_with_shared_pieces),
-		cmocka_unit_test(test_gestures_start_and_random_games),
+		start_test(test_gestures_start_and_random_games),
 		cmocka_unit_test(test_gestures_promotion),
 		cmocka_unit_test(test_gestures_castling_and_en_passant),
 	};

@@ -198,8 +198,7 @@ static void test_cc1_start(void **state)
 		"Gf1-f2", "Gf1-e2", "Ke1-d2", "Ke1-e2", "Ke1-f2",
 	};
 	char *exp[32], *got, joined[512] = "";
-	rules_position *pos = start_pos();
-	(void)state;
+	rules_position *pos = *state;
 
 	expect_position(pos, START);
 	assert_int_equal(G->turn(pos), 1u);
@@ -227,7 +226,6 @@ static void test_cc1_start(void **state)
 	expect_illegal(pos, "Pe3=R", "a promotion in place needs the piece in White's zone (ranks 7-9)");
 	/* Black may not move first. */
 	expect_reject(pos, BLACK, "Pe7-e6", RULES_E_TURN, "it is not your turn: White is to move");
-	G->free_position(pos);
 }
 
 static void test_cc2_lame_knight(void **state)
@@ -756,9 +754,8 @@ static void test_notation_rejected_examples(void **state)
 
 static void test_lexical_rules(void **state)
 {
-	rules_position *s = start_pos();
+	rules_position *s = *state;
 	rules_position *d = setup("wD d4, wN b1, bN d5", 'W');
-	(void)state;
 
 	/* Piece letters, case, spaces, separators, checks and comments. */
 	expect_legal(s, "pe3-e4", "Pe3-e4");
@@ -822,11 +819,10 @@ static void test_lexical_rules(void **state)
 	expect_reject(s, 7, "Pe3-e4", RULES_E_TURN, "no seat 7");
 	expect_reject(s, -1, "Pe7-e6", RULES_E_ILLEGAL, "the Pawn on e7 is Black's, not yours");
 	expect_reject(s, -1, "e5-e6", RULES_E_ILLEGAL, "there is no piece on e5");
-	G->free_position(s);
 	G->free_position(d);
 }
 
-/* ---- position text, view and metadata ---- */
+/* ---- position text, view and tampered moves ---- */
 
 static void test_serialize_round_trip_and_corruption(void **state)
 {
@@ -957,38 +953,14 @@ static void test_view(void **state)
 	G->free_position(pos);
 }
 
-static void test_metadata(void **state)
-{
-	(void)state;
-	expect_game("conversion-chess", "Conversion Chess", 1, "White Black");
-	assert_int_equal(G->draw_rank, 0);
-	assert_null(G->resign_result);
-	assert_non_null(strstr(G->choice_help, "Pe4xe5 disp(S)"));
-	assert_non_null(strstr(G->choice_help, "Pe6-e7 / Pe7=B"));
-}
-
+/* A legal move with one field changed is refused; the move itself applies, with an empty note. */
 static void test_apply_rejects_bad_moves(void **state)
 {
-	rules_position *pos = start_pos();
-	rules_move m;
-	rules_error err;
-	rules_outcome out;
-	(void)state;
+	rules_position *pos = *state;
 
-	expect_garbage_refused(pos, WHITE);
-	/* A legal move with one field changed. */
-	assert_int_equal(G->parse(pos, WHITE, "Pe3-e4", &m, &err), 0);
-	m.raw[7] = 1;   /* a capture flag on a plain move */
-	assert_int_equal(G->apply(pos, &m, NULL, &out, &err), RULES_E_ILLEGAL);
-	assert_int_equal(G->parse(pos, WHITE, "Pe3-e4", &m, &err), 0);
-	m.raw[5] = 0x20;        /* the wrong piece */
-	assert_int_equal(G->apply(pos, &m, NULL, &out, &err), RULES_E_ILLEGAL);
-	expect_position(pos, START);
-	/* the right move applies, with an empty note */
-	assert_int_equal(G->parse(pos, WHITE, "Pe3-e4", &m, &err), 0);
-	assert_int_equal(G->apply(pos, &m, NULL, &out, &err), RULES_OK);
-	assert_string_equal(out.note, "");
-	G->free_position(pos);
+	expect_tampered(pos, WHITE, "Pe3-e4", 7, 1, RULES_E_ILLEGAL);          /* a capture flag on a plain move */
+	expect_tampered(pos, WHITE, "Pe3-e4", 5, 0x20, RULES_E_ILLEGAL);       /* the wrong piece */
+	play(pos, "Pe3-e4", NULL, "");
 }
 
 /* ---- every listed move round-trips through its text ---- */
@@ -1337,14 +1309,12 @@ static void test_random_games_with_compounds(void **state)
 
 static void test_gestures_start(void **state)
 {
-	rules_position *pos = start_pos();
-	(void)state;
+	rules_position *pos = *state;
 
 	assert_int_equal(gesture_check(G, pos, WHITE, 2), 23);
 	assert_int_equal(gesture_check(G, pos, BLACK, 2), 0);        /* not Black's turn */
 	expect_gesture(pos, "e3-e4", "e3 e4", "");
 	expect_gesture(pos, "c2-e4", "c2 e4", "");
-	G->free_position(pos);
 }
 
 /* Drops: the piece in its owner's hand (holding 0 White's, 1 Black's, as the view writes it). */
@@ -1462,7 +1432,7 @@ static void test_gestures_promotions(void **state)
 /* Every position of random games, from the start and from positions full of compounds. */
 static void test_gestures_random_games(void **state)
 {
-	size_t checked = 0;
+	gesture_tally t = { 0, 0 };
 	(void)state;
 
 	rng_seed(4242);
@@ -1470,22 +1440,16 @@ static void test_gestures_random_games(void **state)
 		rules_position *pos = g < 14 ? start_pos()
 			: setup_full("w(RN) d4, b(BP) e6, w(BRGPS) c3, b(GSAD) f7, wP e7, bP d3, "
 				     "wA c7, bA g3, wR a1, bR i9, wK e1, bK e9", "NNPSG", "adds", g % 2 ? 'B' : 'W', 1);
-		for (int ply = 0; G->turn(pos) && ply < 300; ply++) {
-			rules_move m;
-			rules_error err;
-			checked += gesture_check(G, pos, to_move(pos), 2);
-			random_move(pos, to_move(pos), &m);
-			assert_int_equal(G->apply(pos, &m, NULL, NULL, &err), RULES_OK);
-		}
+		gestures_along(pos, 300, NULL, NULL, &t);
 		G->free_position(pos);
 	}
-	assert_true(checked > 10000);
+	assert_true(t.moves > 10000);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cc1_start),
+		start_test(test_cc1_start),
 		cmocka_unit_test(test_cc2_lame_knight),
 		cmocka_unit_test(test_cc3_alfil_and_dabbaba_jump),
 		cmocka_unit_test(test_cc4_rook_vs_rook),
@@ -1513,17 +1477,16 @@ int main(void)
 		cmocka_unit_test(test_promotion_after_captures),
 		cmocka_unit_test(test_notation_examples),
 		cmocka_unit_test(test_notation_rejected_examples),
-		cmocka_unit_test(test_lexical_rules),
+		start_test(test_lexical_rules),
 		cmocka_unit_test(test_serialize_round_trip_and_corruption),
 		cmocka_unit_test(test_view),
-		cmocka_unit_test(test_metadata),
-		cmocka_unit_test(test_apply_rejects_bad_moves),
+		start_test(test_apply_rejects_bad_moves),
 		cmocka_unit_test(test_round_trip_listed_moves),
 		cmocka_unit_test(test_many_variants),
 		cmocka_unit_test(test_cross_check_positions),
 		cmocka_unit_test(test_random_games),
 		cmocka_unit_test(test_random_games_with_compounds),
-		cmocka_unit_test(test_gestures_start),
+		start_test(test_gestures_start),
 		cmocka_unit_test(test_gestures_drops),
 		cmocka_unit_test(test_gestures_captures),
 		cmocka_unit_test(test_gestures_promotions),

@@ -122,8 +122,7 @@ static void test_n1_first_move_and_count(void **state)
 	const size_t nwant = sizeof want / sizeof want[0];
 	char *got[64], *exp[64];
 	rules_move_list l = { 0 };
-	rules_position *pos = start_pos();
-	(void)state;
+	rules_position *pos = *state;
 
 	expect_position(pos, START);
 	assert_int_equal(G->turn(pos), 1u);
@@ -154,15 +153,13 @@ static void test_n1_first_move_and_count(void **state)
 	assert_int_equal(G->turn(pos), 2u);
 	expect_position(pos, "nchess1:cnm+g+mnc/.a.....a./s.s.s.s.s/........./~~~~~~~~~/"
 			"S......../..S.S.S.S/.A.....A./CNM+G+MNC:-:-:-:-:N:-");
-	G->free_position(pos);
 }
 
 static void test_n2_south_moves_first(void **state)
 {
-	rules_position *pos = start_pos();
+	rules_position *pos = *state;
 	rules_move m;
 	rules_error err;
-	(void)state;
 
 	expect_reject(pos, NORTH, "s 3 1 4 1", RULES_E_TURN, "not your turn");
 	/* apply refuses a North move too, whatever the move holds. */
@@ -170,13 +167,11 @@ static void test_n2_south_moves_first(void **state)
 	m.seat = NORTH;
 	assert_int_equal(G->apply(pos, &m, NULL, NULL, &err), RULES_E_TURN);
 	expect_position(pos, START);
-	G->free_position(pos);
 }
 
 static void test_n3_soldier_directions(void **state)
 {
-	rules_position *pos = start_pos();
-	(void)state;
+	rules_position *pos = *state;
 
 	expect_legal(pos, "S 7 5 6 5", "S 7 5 6 5");
 	expect_legal(pos, "S 7 5 7 4", "S 7 5 7 4");
@@ -185,7 +180,6 @@ static void test_n3_soldier_directions(void **state)
 	play(pos, "S 7 5 6 5", "S 7 5 6 5", "");
 	expect_legal(pos, "s 3 5 4 5", "s 3 5 4 5");
 	expect_illegal(pos, "s 3 5 2 5", "the Soldier on [3 5] cannot move backward");
-	G->free_position(pos);
 }
 
 static void test_n4_chariot_and_river(void **state)
@@ -229,10 +223,9 @@ static void test_n5_empty_prison_does_not_block(void **state)
 
 static void test_n6_archer(void **state)
 {
-	rules_position *s = start_pos();
+	rules_position *s = *state;
 	rules_position *r = setup("A 5 5, G 9 5, g 1 5", 0, 0, 0, 0, 'S');
 	rules_position *h = setup("A 6 5, G 9 5, g 1 5", 0, 0, 0, 0, 'S');
-	(void)state;
 
 	expect_legal(s, "A 8 2 5 2", "A 8 2 5 2");
 	expect_illegal(s, "A 8 2 6 4", "the Archer's path is blocked at [7 3]");
@@ -243,7 +236,6 @@ static void test_n6_archer(void **state)
 	expect_illegal(h, "A 6 5 4 5", "the Archer on [6 5] cannot cross the river in one move");
 	expect_illegal(h, "A 6 5 6 9", "the Archer on [6 5] moves at most 3 squares");
 	expect_illegal(h, "A 6 5 8 6", "the Archer on [6 5] moves only in a straight line");
-	G->free_position(s);
 	G->free_position(r);
 	G->free_position(h);
 }
@@ -261,10 +253,9 @@ static void test_n7_knight_jumps(void **state)
 
 static void test_n8_minister(void **state)
 {
-	rules_position *s = start_pos();
+	rules_position *s = *state;
 	rules_position *a = setup("M 6 2, G 9 5, g 1 5", 0, 0, 0, 0, 'S');
 	rules_position *b = setup("M 5 3, G 9 5, g 1 5", 0, 0, 0, 0, 'S');
-	(void)state;
 
 	expect_legal(s, "M 9 3 8 4", "M 9 3 8 4");
 	expect_illegal(s, "M 9 3 7 1", "the Minister's path is blocked at [8 2]");
@@ -272,17 +263,15 @@ static void test_n8_minister(void **state)
 	expect_legal(a, "M 6 2 5 3", "M 6 2 5 3");
 	expect_illegal(a, "M 6 2 6 4", "the Minister on [6 2] moves only diagonally");
 	expect_legal(b, "M 5 3 1 7", "M 5 3 1 7");
-	G->free_position(s);
 	G->free_position(a);
 	G->free_position(b);
 }
 
 static void test_n9_general(void **state)
 {
-	rules_position *s = start_pos();
+	rules_position *s = *state;
 	rules_position *a = setup("G 7 5, g 1 5", 0, 0, 0, 0, 'S');
 	rules_position *b = setup("g 3 5, G 9 5", 0, 0, 0, 0, 'N');
-	(void)state;
 
 	expect_legal(s, "G 9 5 8 5", "G 9 5 8 5");
 	expect_illegal(s, "G 9 5 8 4", "the General on [9 5] cannot move diagonally");
@@ -290,7 +279,6 @@ static void test_n9_general(void **state)
 	expect_illegal(a, "G 7 5 6 5", "the General must stay in rows 7-9");
 	expect_legal(a, "G 7 5 7 4", "G 7 5 7 4");
 	expect_illegal(b, "g 3 5 4 5", "the General must stay in rows 1-3");
-	G->free_position(s);
 	G->free_position(a);
 	G->free_position(b);
 }
@@ -559,38 +547,32 @@ static void test_n16_no_legal_move_loses(void **state)
 
 static void test_n17_own_piece(void **state)
 {
-	rules_position *pos = start_pos();
-	(void)state;
+	rules_position *pos = *state;
 
 	expect_illegal(pos, "C 9 1 7 1", "[7 1] holds your own Soldier");
 	expect_legal(pos, "C 9 1 8 1", "C 9 1 8 1");
-	G->free_position(pos);
 }
 
 static void test_n18_letters_and_case(void **state)
 {
-	rules_position *pos = start_pos();
-	(void)state;
+	rules_position *pos = *state;
 
 	expect_illegal(pos, "N 9 1 8 1", "wrong letter: the piece on [9 1] is a Chariot, not a Knight");
 	expect_legal(pos, "c 9 1 8 1", "C 9 1 8 1");
 	expect_illegal(pos, "s 3 1 4 1", "the Soldier on [3 1] is North's, not yours");
 	expect_illegal(pos, "S 6 1 5 1", "there is no piece on [6 1]");
-	G->free_position(pos);
 }
 
 /* Resignation and draws are handled by the server, not by the rules: these
  * words are not moves. */
 static void test_n19_resign_and_draw_are_not_moves(void **state)
 {
-	rules_position *pos = start_pos();
-	(void)state;
+	rules_position *pos = *state;
 
 	expect_reject(pos, SOUTH, "resign", RULES_E_PARSE, "'r' is not a piece letter");
 	expect_reject(pos, NORTH, "offer draw", RULES_E_PARSE, "");
 	expect_reject(pos, SOUTH, "accept draw", RULES_E_PARSE, "");
 	expect_position(pos, START);
-	G->free_position(pos);
 }
 
 static void test_n20_two_prisons(void **state)
@@ -652,22 +634,19 @@ static void test_notation_examples(void **state)
 static void test_notation_rejected_examples(void **state)
 {
 	rules_position *p = setup("C 4 1, G 9 5, s 3 1, g 1 5", 0, 0, 0, 0, 'S');
-	rules_position *s = start_pos();
-	(void)state;
+	rules_position *s = *state;
 
 	expect_illegal(p, "C 4 1 3 1", "prison digit missing");
 	expect_illegal(p, "C 4 1 3 1 5", "the prison must be 4 or 6");
 	expect_illegal(s, "S 7 1 6 1 4", "a prison digit is written only for a capture, and [6 1] is empty");
 	expect_illegal(s, "N 9 1 8 1", "wrong letter");
 	G->free_position(p);
-	G->free_position(s);
 }
 
 static void test_lexical_rules(void **state)
 {
-	rules_position *s = start_pos();
+	rules_position *s = *state;
 	char buf[1200];
-	(void)state;
 
 	expect_legal(s, "S7161", "S 7 1 6 1");
 	expect_legal(s, "[S 7, 1, 6, 1]", "S 7 1 6 1");
@@ -704,10 +683,9 @@ static void test_lexical_rules(void **state)
 	expect_reject(s, NORTH, "hello", RULES_E_PARSE, "");
 	expect_reject(s, NORTH, "s 3 1 4 1", RULES_E_TURN, "South is to move");
 	expect_reject(s, 7, "S 7 1 6 1", RULES_E_TURN, "");
-	G->free_position(s);
 }
 
-/* ---- position text, view and metadata ---- */
+/* ---- position text, view and tampered moves ---- */
 
 static void test_serialize_round_trip_and_corruption(void **state)
 {
@@ -817,28 +795,10 @@ static void test_view(void **state)
 	G->free_position(pos);
 }
 
-static void test_metadata(void **state)
-{
-	(void)state;
-	expect_game("nchess", "Nchess", 1, "South North");
-	assert_non_null(strstr(G->choice_help, "c 5 4 9 4"));
-	assert_non_null(strstr(G->choice_help, " / <letter> <row> <column>"));
-}
-
+/* A legal move with a prison digit though it captures nothing. */
 static void test_apply_rejects_bad_moves(void **state)
 {
-	rules_position *pos = start_pos();
-	rules_move m;
-	rules_error err;
-	rules_outcome out;
-	(void)state;
-
-	expect_garbage_refused(pos, SOUTH);
-	assert_int_equal(G->parse(pos, SOUTH, "S 7 1 6 1", &m, &err), 0);
-	m.raw[5] = 4;   /* a prison digit on a non-capture */
-	assert_int_equal(G->apply(pos, &m, NULL, &out, &err), RULES_E_ILLEGAL);
-	expect_position(pos, START);
-	G->free_position(pos);
+	expect_tampered(*state, SOUTH, "S 7 1 6 1", 5, 4, RULES_E_ILLEGAL);
 }
 
 /* ---- every listed move round-trips through its text ---- */
@@ -1035,54 +995,53 @@ static size_t check_gestures(const rules_position *pos, int depth)
 	return gesture_check(G, pos, seat, depth);
 }
 
+/* Positions whose gestures covered more than their listed moves: they had releases. */
+static int with_releases;
+
+/* check_gestures() to depth 2, counting the positions with releases. */
+static size_t check_release_gestures(const rules_position *pos)
+{
+	size_t n = check_gestures(pos, 2);
+
+	with_releases += n > count_moves(pos, to_move(pos));
+	return n;
+}
+
 static void test_gestures_start_and_random_games(void **state)
 {
-	rules_position *pos = start_pos();
-	size_t checked = 0;
-	int positions = 0, with_releases = 0;
-	(void)state;
+	rules_position *pos = *state, *p;
+	gesture_tally t = { 0, 0 };
 
 	/* No partial moves at the start: exactly the listed moves. */
 	assert_int_equal(check_gestures(pos, 2), count_moves(pos, SOUTH));
-	G->free_position(pos);
 
 	/* Every position of the first 100 plies of 30 random games from the start, and of the first
 	 * 8 of 2 from a position full of prisoners (checking a release to depth 2 means a thousand
-	 * placements, and every move is one while a piece stands on a full prison); a position whose
-	 * check covered more than its listed moves had releases. */
+	 * placements, and every move is one while a piece stands on a full prison). */
+	with_releases = 0;
 	rng_seed(4242);
 	for (int g = 0; g < 32; g++) {
-		pos = g < 30 ? start_pos()
+		p = g < 30 ? start_pos()
 			: setup("c 5 4, a 9 6, g 1 5, G 8 5, C 5 6, A 1 4, S 4 4, s 6 6,"
 				"N 7 3, n 3 7, M 6 2, m 4 8, O 2 2, o 8 8", "SCA", "N", "ns", "cm", 'N');
-		for (int ply = 0; ply < (g < 30 ? 100 : 8) && G->turn(pos); ply++) {
-			rules_move m;
-			rules_error err;
-			size_t n = check_gestures(pos, 2);
-			checked += n;
-			positions++;
-			with_releases += n > count_moves(pos, to_move(pos));
-			random_move(pos, to_move(pos), &m);
-			assert_int_equal(G->apply(pos, &m, NULL, NULL, &err), RULES_OK);
-		}
-		G->free_position(pos);
+		gestures_along(p, g < 30 ? 100 : 8, check_release_gestures, NULL, &t);
+		G->free_position(p);
 	}
 	if (getenv("NCHESS_STATS"))
-		fprintf(stderr, "gestures: %d positions (%d with releases), %zu moves checked\n",
-			positions, with_releases, checked);
-	assert_true(positions > 1000);
+		fprintf(stderr, "gestures: %zu positions (%d with releases), %zu moves checked\n",
+			t.positions, with_releases, t.moves);
+	assert_true(t.positions > 1000);
 	assert_true(with_releases > 10);
 }
 
 static void test_gestures_moves_and_captures(void **state)
 {
-	rules_position *pos = start_pos();
+	rules_position *pos = *state;
 	rules_position *capture = setup("C 4 1, G 9 5, s 3 1, g 1 5", 0, 0, 0, 0, 'S');
 	rules_position *general = setup("C 4 1, G 9 5, g 3 1", 0, 0, 0, 0, 'S');
 	rules_position *promote = setup("S 2 3, S 2 7, n 1 7, G 9 5, g 1 5", 0, 0, 0, 0, 'S');
 	rules_move_list l = { 0 };
 	int both = 0;
-	(void)state;
 
 	expect_gesture(pos, "S 7 1 6 1", "7 1|6 1", "");
 	expect_gesture(pos, "A 8 2 5 2", "8 2|5 2", "");
@@ -1108,7 +1067,6 @@ static void test_gestures_moves_and_captures(void **state)
 	expect_gesture(promote, "S 2 7 1 7 6", "2 7|1 7", "to prison 6");
 	check_gestures(promote, 2);
 	rules_move_list_free(&l);
-	G->free_position(pos);
 	G->free_position(capture);
 	G->free_position(general);
 	G->free_position(promote);
@@ -1255,15 +1213,15 @@ static void test_gestures_many_prisoners(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_n1_first_move_and_count),
-		cmocka_unit_test(test_n2_south_moves_first),
-		cmocka_unit_test(test_n3_soldier_directions),
+		start_test(test_n1_first_move_and_count),
+		start_test(test_n2_south_moves_first),
+		start_test(test_n3_soldier_directions),
 		cmocka_unit_test(test_n4_chariot_and_river),
 		cmocka_unit_test(test_n5_empty_prison_does_not_block),
-		cmocka_unit_test(test_n6_archer),
+		start_test(test_n6_archer),
 		cmocka_unit_test(test_n7_knight_jumps),
-		cmocka_unit_test(test_n8_minister),
-		cmocka_unit_test(test_n9_general),
+		start_test(test_n8_minister),
+		start_test(test_n9_general),
 		cmocka_unit_test(test_n10_promotion),
 		cmocka_unit_test(test_n11_capture_and_prison),
 		cmocka_unit_test(test_n12_release),
@@ -1271,22 +1229,21 @@ int main(void)
 		cmocka_unit_test(test_n14_delayed_release),
 		cmocka_unit_test(test_n15_general_capture_ends_game),
 		cmocka_unit_test(test_n16_no_legal_move_loses),
-		cmocka_unit_test(test_n17_own_piece),
-		cmocka_unit_test(test_n18_letters_and_case),
-		cmocka_unit_test(test_n19_resign_and_draw_are_not_moves),
+		start_test(test_n17_own_piece),
+		start_test(test_n18_letters_and_case),
+		start_test(test_n19_resign_and_draw_are_not_moves),
 		cmocka_unit_test(test_n20_two_prisons),
 		cmocka_unit_test(test_notation_examples),
-		cmocka_unit_test(test_notation_rejected_examples),
-		cmocka_unit_test(test_lexical_rules),
+		start_test(test_notation_rejected_examples),
+		start_test(test_lexical_rules),
 		cmocka_unit_test(test_serialize_round_trip_and_corruption),
 		cmocka_unit_test(test_view),
-		cmocka_unit_test(test_metadata),
-		cmocka_unit_test(test_apply_rejects_bad_moves),
+		start_test(test_apply_rejects_bad_moves),
 		cmocka_unit_test(test_round_trip_listed_moves),
 		cmocka_unit_test(test_random_games),
 		cmocka_unit_test(test_random_games_with_prisons),
-		cmocka_unit_test(test_gestures_start_and_random_games),
-		cmocka_unit_test(test_gestures_moves_and_captures),
+		start_test(test_gestures_start_and_random_games),
+		start_test(test_gestures_moves_and_captures),
 		cmocka_unit_test(test_gestures_release),
 		cmocka_unit_test(test_gestures_many_prisoners),
 	};
