@@ -1,4 +1,4 @@
-/* page.c - what every page shares: rendering a template as a page, the error page, form tokens, same-origin checks, static files. */
+/* page.c - what every page shares: rendering, the error page, form tokens, same-origin checks, static files. */
 #include "pages/pages.h"
 #include "core/errors.h"
 #include "core/token.h"

@@ -1,9 +1,9 @@
 /* clock_changes.c - what the clock does to a game: time running out, reminders, time given. */
 #include "pipeline/pipeline.h"
 #include "core/log.h"
+#include "core/utc.h"
 #include "game/clock.h"
 #include "mail_out/notify.h"
-#include "core/utc.h"
 #include "pipeline/change.h"
 #include "xalloc.h"
 
