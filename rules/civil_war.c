@@ -1664,33 +1664,18 @@ static int bad_data(rules_error *err, const char *what)
 
 static int seat_of_letter(char ch)
 {
-	const char *p = ch ? strchr(seat_letters, ch) : NULL;
-
-	return p ? (int)(p - seat_letters) : -1;
+	return engine_seat_of_letter(seat_letters, ch);
 }
 
 /* A set of seat letters in seat order, or '-' for none; returns -1 on a bad set. */
 static int read_set(const char **pp, unsigned *mask)
 {
-	const char *p = *pp;
-	int last = -1;
-
-	*mask = 0;
-	if (*p == '-') {
-		*pp = p + 1;
+	if (**pp == '-') {
+		++*pp;
+		*mask = 0;
 		return 0;
 	}
-	while (seat_of_letter(*p) >= 0) {
-		int t = seat_of_letter(*p++);
-		if (t <= last)
-			return -1;
-		last = t;
-		*mask |= 1u << t;
-	}
-	if (!*mask)
-		return -1;
-	*pp = p;
-	return 0;
+	return engine_read_seat_set(pp, seat_letters, mask) || !*mask ? -1 : 0;
 }
 
 static int cw_deserialize(const char *text, rules_position **out, rules_error *err)
@@ -1700,22 +1685,20 @@ static int cw_deserialize(const char *text, rules_position **out, rules_error *e
 	int kings[NSEATS] = { 0, 0, 0, 0 }, count[NSEATS] = { 0, 0, 0, 0 }, in_play = 0;
 
 	*out = NULL;
-	if (!text || strncmp(text, TAG, strlen(TAG)) != 0)
-		return rules_fail(err, RULES_E_DATA, "not a Civil War position");
+	if (!(p = engine_position_body(text, TAG, "a Civil War", err)))
+		return RULES_E_DATA;
 	memset(&pos, 0, sizeof pos);
-	p = text + strlen(TAG);
 	for (int r = 0; r < SIZE; r++) {
 		for (int f = 0; f < SIZE; f++) {
 			square *c = &pos.board[r][f];
-			const char *o;
-			int fo;
+			int army, fo;
 			if (*p == '.') {
 				p++;
 				continue;
 			}
-			if (!*p || !(o = strchr(army_codes, *p)))
+			if ((army = engine_seat_of_letter(army_codes, *p)) < 0)
 				return bad_data(err, "bad square");
-			c->army = (unsigned char)(o - army_codes);
+			c->army = (unsigned char)army;
 			p++;
 			if (!is_piece_letter(*p))
 				return bad_data(err, "bad piece letter");
@@ -1736,13 +1719,7 @@ static int cw_deserialize(const char *text, rules_position **out, rules_error *e
 			return bad_data(err, "too many pieces in an army");
 		in_play += count[a] > 0;
 	}
-	if (*p == '-') {
-		pos.slot = -1;
-	} else if ((pos.slot = seat_of_letter(*p)) < 0) {
-		return bad_data(err, "bad slot");
-	}
-	p++;
-	if (*p++ != ':')
+	if (engine_read_seat_field(&p, seat_letters, &pos.slot))
 		return bad_data(err, "bad slot");
 	for (int a = 0; a < NSEATS; a++)
 		if ((pos.ctrl[a] = seat_of_letter(*p++)) < 0)
@@ -1969,9 +1946,7 @@ static void cw_gesture(const rules_position *pos, const rules_move *move, rules_
 	cw_move m;
 
 	(void)pos;
-	memset(out, 0, sizeof *out);
-	engine_unpack(move, &m, sizeof m);
-	if (!well_formed(&m))
+	if (engine_gesture_open(&reader, move, &m, out))
 		return;
 	switch (m.act) {
 	case ACT_MOVE:

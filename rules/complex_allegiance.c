@@ -1097,9 +1097,7 @@ static int bad_data(rules_error *err, const char *what)
 
 static int seat_of_letter(char ch)
 {
-	const char *p = ch ? strchr(seat_letters, ch) : NULL;
-
-	return p ? (int)(p - seat_letters) : -1;
+	return engine_seat_of_letter(seat_letters, ch);
 }
 
 /* A square written in the position text, strictly as serialize writes it. */
@@ -1126,21 +1124,18 @@ static int read_ep(const char **pp, const rules_position *pos, ep_right *e, int 
 		   rules_error *err)
 {
 	const char *p = *pp;
-	int r1, f1, r2, f2, d = -1, last = -1;
+	int r1, f1, r2, f2, d = -1;
+	unsigned holders;
 	const square *c;
 
 	if (read_square(&p, &r1, &f1) || read_square(&p, &r2, &f2) || *p++ != '=')
 		return bad_data(err, "bad en passant right");
 	memset(e, 0, sizeof *e);
-	while (seat_of_letter(*p) >= 0) {
-		int t = seat_of_letter(*p++);
-		if (t <= last)
-			return bad_data(err, "en passant holders out of order");
-		last = t;
-		e->holders |= (unsigned char)(1u << t);
-	}
-	if (!e->holders)
+	if (engine_read_seat_set(&p, seat_letters, &holders))
+		return bad_data(err, "en passant holders out of order");
+	if (!holders)
 		return bad_data(err, "en passant right without holders");
+	e->holders = (unsigned char)holders;
 	/* Who double-stepped: the controller of the pawn whose forward step it was. */
 	c = &pos->board[r2][f2];
 	for (int s = 0; s < NSEATS; s++)
@@ -1172,14 +1167,12 @@ static int ca_deserialize(const char *text, rules_position **out, rules_error *e
 	int kings[NSEATS] = { 0, 0, 0, 0 }, shared[4] = { 0, 0, 0, 0 }, rc;
 
 	*out = NULL;
-	if (!text || strncmp(text, TAG, strlen(TAG)) != 0)
-		return rules_fail(err, RULES_E_DATA, "not a Complex Allegiance Chess position");
+	if (!(p = engine_position_body(text, TAG, "a Complex Allegiance Chess", err)))
+		return RULES_E_DATA;
 	memset(&pos, 0, sizeof pos);
-	p = text + strlen(TAG);
 	for (int r = 0; r < SIZE; r++) {
 		for (int f = 0; f < SIZE; f++) {
 			square *c = &pos.board[r][f];
-			const char *o;
 			int owner;
 			if (is_corner(r, f)) {
 				if (*p++ != '#')
@@ -1190,8 +1183,7 @@ static int ca_deserialize(const char *text, rules_position **out, rules_error *e
 				p++;
 				continue;
 			}
-			if (*p && (o = strchr(owner_codes, *p)) != NULL) {
-				owner = (int)(o - owner_codes);
+			if ((owner = engine_seat_of_letter(owner_codes, *p)) >= 0) {
 				p++;
 			} else if ((*p == 'N' || *p == 'S') && (p[1] == 'W' || p[1] == 'E')) {
 				owner = NSEATS + (*p == 'S') * 2 + (p[1] == 'E');
@@ -1224,13 +1216,7 @@ static int ca_deserialize(const char *text, rules_position **out, rules_error *e
 	}
 
 	/* Seat to move, en passant rights, result. */
-	if (*p == '-') {
-		pos.to_move = -1;
-	} else if ((pos.to_move = seat_of_letter(*p)) < 0) {
-		return bad_data(err, "bad seat to move");
-	}
-	p++;
-	if (*p++ != ':')
+	if (engine_read_seat_field(&p, seat_letters, &pos.to_move))
 		return bad_data(err, "bad seat to move");
 	if (*p == '-') {
 		p++;
@@ -1340,9 +1326,7 @@ static void ca_gesture(const rules_position *pos, const rules_move *move, rules_
 	ca_move m;
 
 	(void)pos;
-	memset(out, 0, sizeof *out);
-	engine_unpack(move, &m, sizeof m);
-	if (!well_formed(&m))
+	if (engine_gesture_open(&reader, move, &m, out))
 		return;
 	square_name(out->at[0], m.fr, m.ff);
 	square_name(out->at[1], m.tr, m.tf);

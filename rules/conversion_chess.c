@@ -1522,10 +1522,9 @@ static int read_position(const char *text, rules_position *pos, rules_error *err
 	const char *p;
 	int kings[2] = { 0, 0 }, units = 0, rc;
 
-	if (!text || strncmp(text, TAG, strlen(TAG)) != 0)
-		return rules_fail(err, RULES_E_DATA, "not a Conversion Chess position");
+	if (!(p = engine_position_body(text, TAG, "a Conversion Chess", err)))
+		return RULES_E_DATA;
 	memset(pos, 0, sizeof *pos);
-	p = text + strlen(TAG);
 	for (int r = SIZE - 1; r >= 0; r--) {
 		for (int f = 0; f < SIZE; f++) {
 			square *c = &pos->board[r][f];
@@ -1720,9 +1719,8 @@ static void cc_gesture(const rules_position *pos, const rules_move *move, rules_
 	char entry[16], list[32], method[64] = "", before[24] = "", after[24] = "";
 	unsigned captive;
 
-	memset(out, 0, sizeof *out);
-	engine_unpack(move, &m, sizeof m);
-	if (!well_formed(&m) || (move->seat != WHITE && move->seat != BLACK))
+	if (engine_gesture_open(&reader, move, &m, out)
+	    || (move->seat != WHITE && move->seat != BLACK))
 		return;
 	switch (m.kind) {
 	case KIND_DROP:

@@ -1830,11 +1830,10 @@ static int cy_deserialize(const char *text, rules_position **out, rules_error *e
 	int count[2][NKINDS], rc;
 
 	*out = NULL;
-	if (!text || strncmp(text, TAG, strlen(TAG)) != 0)
-		return rules_fail(err, RULES_E_DATA, "not a Cyvasse position");
+	if (!(p = engine_position_body(text, TAG, "a Cyvasse", err)))
+		return RULES_E_DATA;
 	memset(&pos, 0, sizeof pos);
 	memset(count, 0, sizeof count);
-	p = text + strlen(TAG);
 	for (int layer = 0; layer < 2; layer++) {
 		for (int n = 1; n <= 9; n++) {
 			for (int i = 0; i < row_len[n]; i++, p++) {

@@ -77,6 +77,17 @@ int engine_recheck(const engine_reader *r, const rules_position *pos, const rule
 	return 0;
 }
 
+int engine_gesture_open(const engine_reader *r, const rules_move *move, void *m,
+			rules_gesture *out)
+{
+	_Alignas(max_align_t) unsigned char s[ENGINE_SCAN_BYTES];
+
+	assert(r->scan_size <= sizeof s);
+	memset(out, 0, sizeof *out);
+	engine_unpack(move, m, r->move_size);
+	return r->unscan(m, s);
+}
+
 size_t engine_generate(int (*gen_all)(engine_gen *g), const rules_position *pos, int seat,
 		       rules_move_list *out)
 {
@@ -117,6 +128,54 @@ void engine_note(rules_outcome *outcome, const char *fmt, ...)
 int engine_corrupt(rules_error *err, const char *title, const char *what)
 {
 	return rules_fail(err, RULES_E_DATA, "corrupt %s position: %s", title, what);
+}
+
+const char *engine_position_body(const char *text, const char *tag, const char *a_title,
+				 rules_error *err)
+{
+	if (!text || strncmp(text, tag, strlen(tag)) != 0) {
+		rules_fail(err, RULES_E_DATA, "not %s position", a_title);
+		return NULL;
+	}
+	return text + strlen(tag);
+}
+
+int engine_seat_of_letter(const char *letters, char ch)
+{
+	const char *p = ch ? strchr(letters, ch) : NULL;
+
+	return p ? (int)(p - letters) : -1;
+}
+
+int engine_read_seat_field(const char **pp, const char *letters, int *seat)
+{
+	const char *p = *pp;
+
+	if (*p == '-')
+		*seat = -1;
+	else if ((*seat = engine_seat_of_letter(letters, *p)) < 0)
+		return -1;
+	if (*++p != ':')
+		return -1;
+	*pp = p + 1;
+	return 0;
+}
+
+int engine_read_seat_set(const char **pp, const char *letters, unsigned *mask)
+{
+	const char *p = *pp;
+	int seat, last = -1;
+
+	*mask = 0;
+	while ((seat = engine_seat_of_letter(letters, *p)) >= 0) {
+		if (seat <= last)
+			return -1;
+		last = seat;
+		*mask |= 1u << seat;
+		p++;
+	}
+	*pp = p;
+	return 0;
 }
 
 rules_position *engine_start(const char *options, const char *title, size_t size,

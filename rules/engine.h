@@ -1,5 +1,5 @@
 /* engine.h - the scaffolding every game's engine shares: moves packed into rules_move, the move
- * generator's tally, outcome notes, errors about stored positions, flat positions. */
+ * generator's tally, outcome notes, reading stored positions (and their errors), flat positions. */
 #ifndef ROOKERY_ENGINE_H
 #define ROOKERY_ENGINE_H
 
@@ -64,6 +64,27 @@ int engine_parse(const engine_reader *r, const rules_position *pos, int seat, co
  */
 int engine_recheck(const engine_reader *r, const rules_position *pos, const rules_move *move,
 		   void *m, rules_error *err);
+
+/* The text after tag, with which every position the game writes starts; NULL when text is NULL or
+ * starts otherwise, with RULES_E_DATA and "not <a_title> position" (a_title: "a Cyvasse"). */
+const char *engine_position_body(const char *text, const char *tag, const char *a_title,
+				 rules_error *err);
+
+/* The seat whose letter ch is in letters (one a seat, in seat order); -1 for NUL or another. */
+int engine_seat_of_letter(const char *letters, char ch);
+
+/* A seat's letter from letters, or '-' for no seat (-1), then ':', at *pp in a stored position:
+ * the seat in *seat and *pp past the ':', 0; -1 when the text is otherwise. */
+int engine_read_seat_field(const char **pp, const char *letters, int *seat);
+
+/* The seat letters from letters at *pp, strictly in seat order: their mask in *mask (0 when none
+ * stands there) and *pp past them, 0; -1 when a letter is out of order. */
+int engine_read_seat_set(const char **pp, const char *letters, unsigned *mask);
+
+/* What gesture() does first: out emptied and move unpacked into m (r->move_size bytes); nonzero
+ * when m is malformed, as r->unscan (not NULL) finds it, and there is nothing to point at. */
+int engine_gesture_open(const engine_reader *r, const rules_move *move, void *m,
+			rules_gesture *out);
 
 /* A move generator's state: whose moves, in which position, and where they go. */
 typedef struct engine_gen {

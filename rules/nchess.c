@@ -982,10 +982,9 @@ static int nc_deserialize(const char *text, rules_position **out, rules_error *e
 	int total = 0, generals[2] = { 0, 0 }, rc, loser;
 
 	*out = NULL;
-	if (!text || strncmp(text, TAG, strlen(TAG)) != 0)
-		return rules_fail(err, RULES_E_DATA, "not an Nchess position");
+	if (!(p = engine_position_body(text, TAG, "an Nchess", err)))
+		return RULES_E_DATA;
 	memset(&pos, 0, sizeof pos);
-	p = text + strlen(TAG);
 	for (int r = 0; r < SIZE; r++) {
 		for (int c = 0; c < SIZE; c++, p++) {
 			if (*p == empty_char(r, c))
