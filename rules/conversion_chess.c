@@ -443,7 +443,7 @@ static const duel_reason reasons[] = {
 	[REASON_NOMOVE] = { "nomove", NULL },
 };
 static const duel_rules two_seats = {
-	"Conversion Chess", seat_names, "WB", reasons, 4, REASON_NOMOVE, has_legal_move,
+	"Conversion Chess", seat_names, "WB", reasons, sizeof reasons / sizeof *reasons, REASON_NOMOVE, has_legal_move,
 };
 
 static int check_turn(const rules_position *pos, int seat, rules_error *err)

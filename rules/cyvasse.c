@@ -764,7 +764,7 @@ static const duel_reason reasons[] = {
 	[REASON_KING] = { "king", "King captured" }, [REASON_NOMOVE] = { "nomove", NULL },
 };
 static const duel_rules two_seats = {
-	"Cyvasse", seat_names, "WB", reasons, 3, REASON_NOMOVE, can_move,
+	"Cyvasse", seat_names, "WB", reasons, sizeof reasons / sizeof *reasons, REASON_NOMOVE, can_move,
 };
 
 /*
@@ -1486,6 +1486,19 @@ static const engine_reader reader = {
 	sizeof(scanned_line), sizeof(cy_move), scan_line, NULL, check_line, NULL, unscan_line,
 };
 
+/* A stored play move checked again by apply, which has asked the turn already. */
+static int check_play(const rules_position *pos, int seat, const void *in, void *into,
+		      rules_error *err)
+{
+	const scanned_line *s = in;
+
+	return check_move(pos, seat, &s->move, into, err);
+}
+
+static const engine_reader play_reader = {
+	sizeof(scanned_line), sizeof(cy_move), scan_line, NULL, check_play, NULL, unscan_line,
+};
+
 static int cy_parse(const rules_position *pos, int seat, const char *text,
 		    rules_move *move, rules_error *err)
 {
@@ -1668,8 +1681,8 @@ static int cy_apply(rules_position *pos, const rules_move *move, const rules_dic
 			return rules_fail(err, RULES_E_TURN, "Cyvasse has no seat %d", seat);
 		return apply_setup(pos, &m, seat, dice, outcome, err);
 	}
-	/* The turn before the move's form, as in the other games (check_line asks it again). */
-	if ((rc = check_turn(pos, seat, err)) || (rc = engine_recheck(&reader, pos, move, &m, err)))
+	/* The turn before the move's form, as in the other games. */
+	if ((rc = check_turn(pos, seat, err)) || (rc = engine_recheck(&play_reader, pos, move, &m, err)))
 		return rc;
 
 	/* Valid: from here on nothing fails. */

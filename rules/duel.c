@@ -1,5 +1,6 @@
 /* duel.c - games of two seats taking turns in which a seat without a legal move loses (see duel.h). */
 #include "duel.h"
+#include "engine.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -82,6 +83,8 @@ int duel_write(const duel_rules *r, const duel_state *d, char *buf, size_t size)
 {
 	int len = snprintf(buf, size, "%c:", r->seat_letters[d->to_move]);
 
+	if (len < 0 || (size_t)len >= size)
+		return len;
 	return len + duel_write_result(r, d, buf + len, size - (size_t)len);
 }
 
@@ -95,11 +98,7 @@ int duel_write_result(const duel_rules *r, const duel_state *d, char *buf, size_
 /* The seat whose letter is ch, or -1. */
 static int seat_of(const duel_rules *r, char ch)
 {
-	if (ch && ch == r->seat_letters[0])
-		return 0;
-	if (ch && ch == r->seat_letters[1])
-		return 1;
-	return -1;
+	return engine_seat_of_letter(r->seat_letters, ch);
 }
 
 int duel_read(const duel_rules *r, const char *p, duel_state *d)

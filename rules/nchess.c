@@ -474,7 +474,7 @@ static const duel_reason reasons[] = {
 	[REASON_GENERAL] = { "general", "General captured" }, [REASON_NOMOVE] = { "nomove", NULL },
 };
 static const duel_rules two_seats = {
-	"Nchess", seat_names, "SN", reasons, 3, REASON_NOMOVE, has_legal_move,
+	"Nchess", seat_names, "SN", reasons, sizeof reasons / sizeof *reasons, REASON_NOMOVE, has_legal_move,
 };
 
 /* ---- validation shared by parse and apply ---- */

@@ -88,6 +88,8 @@ void expect_length_limit(const rules_position *pos, const char *text, const char
 	memcpy(buf + 2 * RULES_TEXT_MAX - n, text, n);
 	buf[2 * RULES_TEXT_MAX] = 0;
 	expect_legal(pos, buf, canon);
+	/* One space more in front: a byte over the limit. */
+	memset(buf, ' ', sizeof buf);
 	memcpy(buf + 2 * RULES_TEXT_MAX - n + 1, text, n);
 	buf[2 * RULES_TEXT_MAX + 1] = 0;
 	expect_reject(pos, -1, buf, RULES_E_PARSE, "too long");
