@@ -9,17 +9,11 @@
 /* The player of the request's token (a player's token, or a seat's) into player; 0, or an error. */
 static int token_player(http_request *req, char *player, size_t size, app_error *err)
 {
-	game_loaded g;
-
 	if (req->auth_player) {
 		vacation_player_of_email(req->auth_player, player, size);
 		return 0;
 	}
-	if (game_load(req->app, req->auth_game, &g, err))
-		return err->code;
-	vacation_player(g.rec, req->auth_seat, player, size);
-	game_loaded_free(&g);
-	return 0;
+	return vacation_player_of_seat(req->app, req->auth_game, req->auth_seat, player, size, err);
 }
 
 /* Answer with the player's allowance and vacations, and "returned_days" when some came back. */

@@ -75,6 +75,17 @@ int vacation_days_unused(long long end, long long now)
 	return end > now ? (int)((end - now) / CLOCK_DAY_S) : 0;
 }
 
+int vacation_player_of_seat(app *a, const char *game_id, int seat, char *out, size_t size, app_error *err)
+{
+	game_loaded g;
+
+	if (game_load(a, game_id, &g, err))
+		return err->code;
+	vacation_player(g.rec, seat, out, size);
+	game_loaded_free(&g);
+	return 0;
+}
+
 void vacation_player_of_email(const char *email, char *out, size_t size)
 {
 	size_t i;
@@ -315,13 +326,6 @@ int vacation_acted(app *a, game_loaded *g, int seat, long long now, db_error *de
 
 int vacation_pause_due(app *a, long long now, int *count, db_error *de)
 {
-	int r;
-
-	*count = 0;
-	if ((r = db_begin(a->db, de)))
-		return r;
-	if ((r = db_vacations_pause(a->db, now, count, de)) == 0)
-		r = db_commit(a->db, de);
-	db_rollback(a->db);
-	return r;
+	/* One statement: atomic on its own, and no write when no vacation is under way. */
+	return db_vacations_pause(a->db, now, count, de);
 }

@@ -30,6 +30,9 @@ int vacation_days_unused(long long end, long long now);
 /* The player of seat of rec into out: its address in lower case, or "#<game>/<seat>" without one. */
 void vacation_player(const db_game *rec, int seat, char *out, size_t size);
 
+/* The player who holds seat of game_id (vacation_player of the stored game): 0, or the error of loading it. */
+int vacation_player_of_seat(app *a, const char *game_id, int seat, char *out, size_t size, app_error *err);
+
 /* The player an email address is (as vacation_player spells it). */
 void vacation_player_of_email(const char *email, char *out, size_t size);
 

@@ -3,7 +3,6 @@
 #include "core/unix_socket.h"
 #include "mail_in/mail_in.h"
 #include "mail_in/mail_parse.h"
-#include "mail_out/outbox.h"
 #include "core/limits.h"
 #include "xalloc.h"
 
@@ -38,7 +37,6 @@ static void serve_one(void *ctx, int fd)
 		code = mail_in_handle(a, data, len, strcmp(recipient, "-") ? recipient : NULL, msg, sizeof msg);
 		msg[strcspn(msg, "\r\n")] = 0;
 		dprintf(fd, "%d %s\n", code, msg);
-		outbox_wake(a->outbox);
 	}
 	free(data);
 }

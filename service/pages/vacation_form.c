@@ -54,17 +54,14 @@ int page_vacation_act(app *a, const char *game_id, int seat, const char *end, co
 	char player[VACATION_PLAYER_TEXT], *rest;
 	long long now = (long long)time(NULL), n = 0, start, until;
 	int returned;
-	game_loaded g;
 
 	if (days && *days) {
 		n = strtoll(days, &rest, 10);
 		if (*rest || n < 1)
 			return app_fail(err, E_BAD_VACATION, "days must be a whole number of days, at least 1");
 	}
-	if (game_load(a, game_id, &g, err))
+	if (vacation_player_of_seat(a, game_id, seat, player, sizeof player, err))
 		return err->code;
-	vacation_player(g.rec, seat, player, sizeof player);
-	game_loaded_free(&g);
 	if (end && !strcmp(end, "yes"))
 		return vacation_end(a, player, now, &returned, err);
 	if (vacation_span(n, from && *from ? from : NULL, to && *to ? to : NULL, now, &start, &until, err))

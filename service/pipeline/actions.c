@@ -36,18 +36,7 @@ int game_resign(app *a, const char *id, int seat, const char *channel, app_error
 		game_loaded_free(&g);
 		return r;
 	}
-	if (g.rules->resign_result) {
-		g.rules->resign_result(g.pos, seat, &res);
-	} else {
-		res.over = 1;
-		for (int i = 0; i < g.rules->nseats; i++)
-			res.rank[i] = i == seat ? g.rules->nseats : 1;
-		if (g.rules->nseats == 2)
-			snprintf(res.summary, sizeof res.summary, "%s wins: %s resigned",
-				 g.rules->seat_names[1 - seat], g.rules->seat_names[seat]);
-		else
-			snprintf(res.summary, sizeof res.summary, "%s resigned", g.rules->seat_names[seat]);
-	}
+	change_resign_result(&g, seat, &res);
 	change_record_result(g.rec, &res, g.rules->nseats);
 	r = change_finish_action(a, &g, seat, "resign", channel, err);
 	game_loaded_free(&g);

@@ -39,6 +39,23 @@ static char *places_json(const rules_gesture *gesture)
 	return text;
 }
 
+void change_resign_result(const game_loaded *g, int seat, rules_result *res)
+{
+	memset(res, 0, sizeof *res);
+	if (g->rules->resign_result) {
+		g->rules->resign_result(g->pos, seat, res);
+		return;
+	}
+	res->over = 1;
+	for (int i = 0; i < g->rules->nseats; i++)
+		res->rank[i] = i == seat ? g->rules->nseats : 1;
+	if (g->rules->nseats == 2)
+		snprintf(res->summary, sizeof res->summary, "%s wins: %s resigned",
+			 g->rules->seat_names[1 - seat], g->rules->seat_names[seat]);
+	else
+		snprintf(res->summary, sizeof res->summary, "%s resigned", g->rules->seat_names[seat]);
+}
+
 /* Record the end of a game in rec from the rules' result. */
 void change_record_result(db_game *rec, const rules_result *res, int nseats)
 {

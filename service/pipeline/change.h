@@ -35,6 +35,9 @@ int change_store_move(app *a, game_loaded *g, game_move_done *out, const rules_o
 int change_commit_move(app *a, const game_loaded *g, const game_move_done *done, const char *channel,
 		       app_error *err);
 
+/* The result of seat resigning g: the rules' own ranking, else the resigner last and "X wins: Y resigned". */
+void change_resign_result(const game_loaded *g, int seat, rules_result *res);
+
 /* Record the end of a game in rec from the rules' result. */
 void change_record_result(db_game *rec, const rules_result *res, int nseats);
 

@@ -65,21 +65,10 @@ static int timeout_ends(app *a, game_loaded *g, int seat, app_error *err)
 	char now[32];
 	int r;
 
-	if (g->rules->resign_result) {
-		rules_result resigned;
-		g->rules->resign_result(g->pos, seat, &resigned);
-		res = resigned;
-		time_summary(resigned.summary, res.summary, sizeof res.summary);
-	} else {
-		res.over = 1;
-		for (int i = 0; i < g->rules->nseats; i++)
-			res.rank[i] = i == seat ? g->rules->nseats : 1;
-		if (g->rules->nseats == 2)
-			snprintf(res.summary, sizeof res.summary, "%s wins on time: %s ran out of time",
-				 g->rules->seat_names[1 - seat], g->rules->seat_names[seat]);
-		else
-			snprintf(res.summary, sizeof res.summary, "%s ran out of time", g->rules->seat_names[seat]);
-	}
+	rules_result resigned;
+	change_resign_result(g, seat, &resigned);
+	res = resigned;
+	time_summary(resigned.summary, res.summary, sizeof res.summary);
 	change_record_result(g->rec, &res, g->rules->nseats);
 	utc_now(now);
 	free(g->rec->updated_at);
