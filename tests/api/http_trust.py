@@ -212,6 +212,31 @@ class FormTests(daemon.DaemonCase):
             statuses.append(r.status)
         self.assertEqual(statuses, [201, 200, 404, 303, 303, 403, 404, 409, 303, 303, 409])
 
+    def test_seat_forms_need_their_own_seat_and_form_token(self):
+        """Every seat form refuses a made-up form token, and a seat link of another game."""
+        gid, tokens, _ = self.d.create_game()
+        other, other_tokens, _ = self.d.create_game(names=("Cy", "Di"))
+
+        def seat_fields(game, token):
+            page = self.d.get(f"/games/{game}?seat={token}").text
+            return {"seat": token, "csrf": re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)}
+
+        forms = [("move", {"ply": "0", "move": "S 7 1 6 1"}), ("client-seed", {"client_seed": "abc"}),
+                 ("mail", {}), ("clock", {"to": "North", "days": "1"}), ("vacation", {"days": "1"}),
+                 ("resign", {"confirm": "yes"}), ("draw", {"action": "offer"})]
+        mine, theirs = seat_fields(gid, tokens["South"]), seat_fields(other, other_tokens["South"])
+        before = self.d.snapshot()
+        for form, fields in forms:
+            with self.subTest(form=form, attack="made-up form token"):
+                r = self.d.post_form(f"/games/{gid}/{form}", {**fields, **mine, "csrf": "f" * 64},
+                                     origin=self.d.base)
+                self.assertEqual(r.status, 403, r)
+            with self.subTest(form=form, attack="another game's seat link"):
+                r = self.d.post_form(f"/games/{gid}/{form}", {**fields, **theirs}, origin=self.d.base)
+                self.assertEqual(r.status, 401, r)
+                self.assertIn("another game", r.text)
+        self.assertEqual(self.d.snapshot(), before)
+
     def test_create_form_needs_cookie_and_token(self):
         fields = {"variant": "nchess", "name0": "Ann", "name1": "Ben"}
         tok, hdr = self.d.page_form("/")

@@ -370,6 +370,13 @@ class FormTests(VacationCase):
         self.assertIn(v["returned_days"], (2, 3))          # whole days: a moment of the first has passed
         self.assertEqual(self.ok(tokens["South"])["days_left"], 27 + v["returned_days"])
         self.assertEqual(self.d.get(f"/api/games/{gid}", token=api).status, 401, "not a seat token")
+        # Nor does it act in a game: moves, resignations and gifts of time want the seat's token.
+        before = self.d.snapshot()
+        for path, body in (("moves", {"move": "S 7 1 6 1", "ply": 0}), ("resign", {}),
+                           ("clock", {"give": {"seat": "North", "days": 1}})):
+            with self.subTest(path=path):
+                self.assertEqual(self.d.post(f"/api/games/{gid}/{path}", body, token=api).status, 401)
+        self.assertEqual(self.d.snapshot(), before)
         self.refused(api[:-1] + ("A" if api[-1] != "A" else "B"), {"days": 1}, "unauthorized")
         self.refused(None, {"days": 1}, "unauthorized")
 
