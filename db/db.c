@@ -66,17 +66,18 @@ static int migrate(db *d, db_error *err)
 	return 0;
 }
 
-int db_open(const char *path, db **out, db_error *err)
+/* A connection to path with the daemon's settings; the caller migrates or checks the schema. */
+static int open_conn(const char *path, int flags, db **out, db_error *err)
 {
 	db *d = xcalloc(1, sizeof *d);
 	int r;
 
 	*out = NULL;
-	if (sqlite3_open_v2(path, &d->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &d->conn, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		r = dbi_fail(err, DB_E_IO, "cannot open database %s: %s", path,
 			 d->conn ? sqlite3_errmsg(d->conn) : "out of memory");
-		goto out;
+		db_close(d);
+		return r;
 	}
 	sqlite3_busy_timeout(d->conn, DB_BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(d->conn, 1);
@@ -87,9 +88,6 @@ int db_open(const char *path, db **out, db_error *err)
 		 "PRAGMA foreign_keys = ON; PRAGMA trusted_schema = OFF; PRAGMA secure_delete = ON;", err);
 	if (!r && dbi_mail_functions(d) != SQLITE_OK)
 		r = dbi_sql_fail(d, err, "registering functions");
-	if (!r)
-		r = migrate(d, err);
-out:
 	if (r) {
 		db_close(d);
 		return r;
@@ -98,17 +96,56 @@ out:
 	return 0;
 }
 
+int db_open(const char *path, db **out, db_error *err)
+{
+	int r = open_conn(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, out, err);
+
+	if (!r && (r = migrate(*out, err))) {
+		db_close(*out);
+		*out = NULL;
+	}
+	return r;
+}
+
+int db_open_reader(const char *path, db **out, db_error *err)
+{
+	int r = open_conn(path, SQLITE_OPEN_READWRITE, out, err);
+
+	/* query_only rather than SQLITE_OPEN_READONLY: a reader still maps the WAL index. */
+	if (!r)
+		r = dbi_exec(*out, "PRAGMA query_only = ON", err);
+	if (!r && db_schema_version(*out) != db_schema_version_supported())
+		r = dbi_fail(err, DB_E_VERSION, "the database's schema is not this rookery's");
+	if (r) {
+		db_close(*out);
+		*out = NULL;
+	}
+	return r;
+}
+
 void db_close(db *d)
 {
 	if (!d)
 		return;
 	dbi_cache_clear(d);
 	sqlite3_close_v2(d->conn);
+	free(d->changed);
 	free(d);
 }
 
+/*
+ * Inside a group (db_group_begin) each change is a savepoint of the group's
+ * one transaction: its commit releases the savepoint, its rollback undoes
+ * that change alone, and the group's commit makes them all durable at once.
+ */
 int db_begin(db *d, db_error *err)
 {
+	if (d->group) {
+		if (sqlite3_exec(d->conn, "SAVEPOINT change", NULL, NULL, NULL) != SQLITE_OK)
+			return dbi_sql_fail(d, err, "savepoint");
+		d->in_change = 1;
+		return 0;
+	}
 	if (sqlite3_exec(d->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		return dbi_sql_fail(d, err, "begin");
 	return 0;
@@ -116,6 +153,17 @@ int db_begin(db *d, db_error *err)
 
 int db_commit(db *d, db_error *err)
 {
+	if (d->group) {
+		if (!d->in_change)
+			return dbi_fail(err, DB_E_IO, "commit without a change begun");
+		if (sqlite3_exec(d->conn, "RELEASE change", NULL, NULL, NULL) != SQLITE_OK) {
+			int r = dbi_sql_fail(d, err, "release");
+			db_rollback(d);
+			return r;
+		}
+		d->in_change = 0;
+		return 0;
+	}
 	if (sqlite3_exec(d->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		int r = dbi_sql_fail(d, err, "commit");
 		db_rollback(d);
@@ -126,10 +174,92 @@ int db_commit(db *d, db_error *err)
 
 void db_rollback(db *d)
 {
+	if (d->group) {
+		if (d->in_change && !sqlite3_get_autocommit(d->conn))
+			sqlite3_exec(d->conn, "ROLLBACK TO change; RELEASE change", NULL, NULL, NULL);
+		d->in_change = 0;
+		return;
+	}
 	if (!sqlite3_get_autocommit(d->conn))
 		sqlite3_exec(d->conn, "ROLLBACK", NULL, NULL, NULL);
 }
 
+int db_group_begin(db *d, db_error *err)
+{
+	if (sqlite3_exec(d->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return dbi_sql_fail(d, err, "begin");
+	d->group = 1;
+	d->in_change = 0;
+	return 0;
+}
+
+int db_group_intact(db *d)
+{
+	return d->group && !sqlite3_get_autocommit(d->conn);
+}
+
+int db_group_commit(db *d, db_error *err)
+{
+	int r = 0;
+
+	if (d->in_change)
+		db_rollback(d);   /* a change left open: it was not finished, so it is not kept */
+	d->group = 0;
+	if (sqlite3_get_autocommit(d->conn))
+		return dbi_fail(err, DB_E_IO, "the group's transaction was rolled back by an error");
+	if (sqlite3_exec(d->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		r = dbi_sql_fail(d, err, "commit");
+		db_rollback(d);
+	}
+	return r;
+}
+
+void db_group_abort(db *d)
+{
+	d->group = 0;
+	d->in_change = 0;
+	db_rollback(d);
+}
+
+int db_in_transaction(db *d)
+{
+	return !sqlite3_get_autocommit(d->conn);
+}
+
+int db_read_begin(db *d, db_error *err)
+{
+	if (sqlite3_exec(d->conn, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return dbi_sql_fail(d, err, "begin");
+	return 0;
+}
+
+void db_read_end(db *d)
+{
+	if (!sqlite3_get_autocommit(d->conn))
+		sqlite3_exec(d->conn, "COMMIT", NULL, NULL, NULL);
+}
+
+int db_game_version(db *d, const char *id, long long *version, db_error *err)
+{
+	sqlite3_stmt *st;
+	int r = dbi_prepare(d, "SELECT version FROM games WHERE id = ?1", &st, err);
+
+	if (r)
+		return r;
+	dbi_bind_text(st, 1, id);
+	switch (sqlite3_step(st)) {
+	case SQLITE_ROW:
+		*version = sqlite3_column_int64(st, 0);
+		break;
+	case SQLITE_DONE:
+		r = dbi_fail(err, DB_E_NOTFOUND, "no game %s", id);
+		break;
+	default:
+		r = dbi_sql_fail(d, err, "read the game's version");
+	}
+	dbi_finish(d, st);
+	return r;
+}
 
 int db_game_insert(db *d, const db_game *g, const unsigned char token_hashes[][DB_HASH_BYTES],
 		   db_error *err)
@@ -178,7 +308,7 @@ int db_game_load(db *d, const char *id, db_game **out, db_error *err)
 	r = dbi_prepare(d, "SELECT g.id, g.variant, g.rules_version, g.options, g.status, g.ply, "
 		    "g.start_position, g.position, g.result, g.ranks, g.draw_offer, g.dice_seed, "
 		    "g.dice_commitment, g.created_at, g.updated_at, g.draw_accepts, s.seat, s.name, s.email, "
-		    "s.client_seed, g.dice_version, g.dice_rolled "
+		    "s.client_seed, g.dice_version, g.dice_rolled, g.version "
 		    "FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = ?1 ORDER BY s.seat", &st, err);
 	if (r)
 		return r;
@@ -214,6 +344,7 @@ int db_game_load(db *d, const char *id, db_game **out, db_error *err)
 	g->draw_accepts = (unsigned)sqlite3_column_int(st, 15);
 	g->dice_version = sqlite3_column_int(st, 20);
 	g->dice_rolled = sqlite3_column_int(st, 21);
+	g->version = sqlite3_column_int64(st, 22);
 	step = SQLITE_ROW;
 	while (step == SQLITE_ROW && sqlite3_column_type(st, 16) != SQLITE_NULL && g->nseats < DB_MAX_SEATS) {
 		db_seat *s = &g->seats[g->nseats++];

@@ -50,6 +50,7 @@ typedef struct db_game {
 	char *commitment;
 	int dice_version;       /* the recipe of the game's dice (dice.h) */
 	int dice_rolled;        /* the game has rolled: its client seeds are fixed */
+	long long version;      /* bumped by every change to what a view shows (migration 0012) */
 	char *created_at;
 	char *updated_at;
 	int nseats;
@@ -82,14 +83,58 @@ typedef struct db_action {
 int db_open(const char *path, db **out, db_error *err);
 void db_close(db *d);
 
+/*
+ * Open a reading connection to the database db_open prepared: it refuses any
+ * write (query_only) and a schema other than this binary's. Readers on their
+ * own connections never wait for the writer (WAL), nor it for them.
+ */
+int db_open_reader(const char *path, db **out, db_error *err);
+
 /* Schema version of this binary and of the open database. */
 int db_schema_version_supported(void);
 int db_schema_version(db *d);
 
-/* Write transactions: BEGIN IMMEDIATE ... COMMIT or ROLLBACK. */
+/*
+ * Write transactions: BEGIN IMMEDIATE ... COMMIT or ROLLBACK. Inside a group
+ * they are one change's SAVEPOINT ... RELEASE or ROLLBACK TO: durable only
+ * when the group commits.
+ */
 int db_begin(db *d, db_error *err);
 int db_commit(db *d, db_error *err);
 void db_rollback(db *d);
+
+/*
+ * Group commit: one write transaction holding many changes, each in its own
+ * savepoint (db_begin...db_commit inside the group), made durable by one
+ * COMMIT. db_group_intact is 0 once an error made SQLite roll the whole
+ * transaction back (a full disk, an I/O error): the changes before it are
+ * gone. db_group_commit fails then too; db_group_abort drops the group.
+ */
+int db_group_begin(db *d, db_error *err);
+int db_group_intact(db *d);
+int db_group_commit(db *d, db_error *err);
+void db_group_abort(db *d);
+
+/* Whether a transaction is open on the connection. */
+int db_in_transaction(db *d);
+
+/* A read transaction, so that a request's statements see one snapshot. */
+int db_read_begin(db *d, db_error *err);
+void db_read_end(db *d);
+
+/*
+ * Following changes: after db_watch_changes, the connection notes each game
+ * its writes touch. db_changed_games calls fn with the id and the current
+ * version of each noted game (call it outside a transaction, after the
+ * commit) and forgets them. A noted game may be unchanged (its change was
+ * rolled back): compare versions.
+ */
+typedef void (*db_changed_fn)(void *ctx, const char *game_id, long long version);
+void db_watch_changes(db *d);
+int db_changed_games(db *d, db_changed_fn fn, void *ctx, db_error *err);
+
+/* The game's version alone (cheap: for ETags before anything is loaded). */
+int db_game_version(db *d, const char *id, long long *version, db_error *err);
 
 /* Insert a new game and its seats; token_hashes[i] belongs to seats[i]. */
 int db_game_insert(db *d, const db_game *g, const unsigned char token_hashes[][DB_HASH_BYTES],

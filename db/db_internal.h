@@ -22,6 +22,10 @@ struct dbi_cached {
 struct db {
 	sqlite3 *conn;
 	struct dbi_cached cache[DBI_CACHE_SLOTS];
+	int group;              /* in a group's transaction (db_group_begin) */
+	int in_change;          /* in a group: a change's savepoint is open */
+	sqlite3_int64 *changed; /* rowids of the games written since db_changed_games (db_changes.c) */
+	size_t nchanged, changed_cap;
 };
 
 /* Fill err and return code. */

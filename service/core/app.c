@@ -1,4 +1,4 @@
-/* app.c - shared service state: keys kept in the database, and the clock. */
+/* app.c - shared service state: the connection each thread uses, keys kept in the database. */
 #include "core/app.h"
 #include "core/errors.h"
 #include "core/log.h"
@@ -8,13 +8,49 @@
 #include <string.h>
 #include <time.h>
 
+static _Thread_local db *thread_reader;
+
+db *app_db(app *a)
+{
+	return thread_reader ? thread_reader : a->db;
+}
+
+void app_bind_reader(db *d)
+{
+	thread_reader = d;
+}
+
+void app_writer_lock(app *a)
+{
+	pthread_mutex_lock(&a->lock);
+}
+
+static void tell_changed(void *arg, const char *game_id, long long version)
+{
+	app *a = arg;
+	if (a->game_changed)
+		a->game_changed(a, game_id, version);
+}
+
+void app_writer_unlock(app *a)
+{
+	db_error de;
+
+	/* Only what is committed is told: a transaction still open here would be a bug upstream. */
+	if (db_in_transaction(a->db))
+		log_event("writer released inside a transaction");
+	else if (db_changed_games(a->db, tell_changed, a, &de))
+		log_event("cannot read the changed games: %s", de.message);
+	pthread_mutex_unlock(&a->lock);
+}
+
 /* Load the secret key named name, creating and storing it on first use. */
 static int load_key(app *a, const char *name, unsigned char key[APP_KEY_BYTES])
 {
 	void *value;
 	size_t len;
 	db_error de;
-	int r = db_setting_get(a->db, name, &value, &len, &de);
+	int r = db_setting_get(app_db(a), name, &value, &len, &de);
 
 	if (r == 0 && len == APP_KEY_BYTES) {
 		memcpy(key, value, APP_KEY_BYTES);
@@ -24,9 +60,9 @@ static int load_key(app *a, const char *name, unsigned char key[APP_KEY_BYTES])
 	}
 	free(value);
 	randombytes_buf(key, APP_KEY_BYTES);
-	if (db_begin(a->db, &de) || db_setting_put(a->db, name, key, APP_KEY_BYTES, &de) ||
-	    db_commit(a->db, &de)) {
-		db_rollback(a->db);
+	if (db_begin(app_db(a), &de) || db_setting_put(app_db(a), name, key, APP_KEY_BYTES, &de) ||
+	    db_commit(app_db(a), &de)) {
+		db_rollback(app_db(a));
 		log_event("cannot store the %s: %s", name, de.message);
 		return E_INTERNAL;
 	}

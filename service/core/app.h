@@ -9,9 +9,16 @@
 
 #define APP_KEY_BYTES 32
 
+struct reader_pool;
+struct group_writer;
+
 typedef struct app {
-	db *db;
-	pthread_mutex_t lock;                  /* held while using db: HTTP, mail-in and delivery threads share it */
+	db *db;                                /* the one writing connection: use app_db() */
+	pthread_mutex_t lock;                  /* held while using db: the group writer, mail-in, delivery and sweeper threads share it */
+	struct reader_pool *readers;           /* reading connections for requests that only read */
+	struct group_writer *writer;           /* applies the HTTP changes in groups (group_commit.h) */
+	/* Told of each game whose version moved, after the commit is durable; NULL: nobody follows. */
+	void (*game_changed)(struct app *a, const char *game_id, long long version);
 	char *base_url;                        /* "http://127.0.0.1:8080", no trailing slash */
 	const char *proxy;                     /* the reverse proxy's address (--proxy), or NULL */
 	unsigned games_per_hour;               /* games one client address may create an hour; 0: no limit */
@@ -22,6 +29,23 @@ typedef struct app {
 	struct mail_config *mail;              /* NULL: no mail at all (tests of the core) */
 	struct outbox *outbox;                 /* the delivery worker, woken after changes */
 } app;
+
+/*
+ * The connection the calling thread works with: the reading connection bound
+ * to it for a request that only reads (app_bind_reader), else the writer,
+ * which only a holder of a->lock may use.
+ */
+db *app_db(app *a);
+
+/* Bind d as the calling thread's reading connection; NULL unbinds. */
+void app_bind_reader(db *d);
+
+/*
+ * Take and release the writing connection. Releasing tells a->game_changed
+ * of the games the holder's committed writes changed.
+ */
+void app_writer_lock(app *a);
+void app_writer_unlock(app *a);
 
 /*
  * Load (or create on first start) the server's form and mail keys. Returns 0 or a

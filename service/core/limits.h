@@ -34,6 +34,8 @@
 #define LIMIT_BODY_NONE              0            /* routes that take no body */
 #define LIMIT_BODY_DISCARD           (1024 * 1024) /* a body over its limit is read and dropped up to this, so the client gets its 413 */
 #define LIMIT_JSON_DEPTH             8
+#define LIMIT_HTTP_THREADS           16           /* polling threads at most (one per core up to this), each with a reading connection */
+#define LIMIT_GROUP_CHANGES          64           /* changes one group commit holds at most (group_commit.h) */
 #define LIMIT_SHUTDOWN_GRACE_S       10           /* how long in-flight requests may finish */
 #define LIMIT_SHUTDOWN_POLL_MS       10           /* how often shutdown looks whether they have */
 #define LIMIT_MAIL_STOP_GRACE_S      5            /* how long a mail delivery may finish at shutdown */

@@ -55,9 +55,9 @@ static void serve_one(void *ctx, int fd)
 	}
 	const char *dest = line + 7;
 	log_sanitize(safe, sizeof safe, dest);
-	pthread_mutex_lock(&a->lock);
-	r = db_backup(a->db, dest, &de);
-	pthread_mutex_unlock(&a->lock);
+	app_writer_lock(a);
+	r = db_backup(app_db(a), dest, &de);
+	app_writer_unlock(a);
 	if (r)
 		log_event("backup to %s failed: %s", safe, de.message);
 	else

@@ -1,8 +1,10 @@
 /* main.c - the rookery command: serve, migrate, --help, --version. */
 #include "core/app.h"
+#include "core/group_commit.h"
 #include "core/limits.h"
 #include "core/links.h"
 #include "core/log.h"
+#include "core/readers.h"
 #include "daemon/control_socket.h"
 #include "daemon/routes.h"
 #include "daemon/sweeper.h"
@@ -256,6 +258,7 @@ static int create_demo(app *a)
 typedef struct serving {
 	const char *address, *dbpath, *base, *smtp, *tls, *from, *domain, *maildir;
 	unsigned port, retry;
+	unsigned threads;          /* HTTP polling threads, each with a reading connection */
 	int demo;
 	gid_t mail_group;
 	char proxy[HTTP_ADDRESS_TEXT];
@@ -431,7 +434,19 @@ static int serve_open_database(serving *s)
 		return EXIT_FAILURE;
 	if ((rc = open_db(s->dbpath, &s->a.db)))
 		return rc;
-	return app_load_keys(&s->a) ? EXIT_FAILURE : 0;
+	db_watch_changes(s->a.db);
+	if (app_load_keys(&s->a))
+		return EXIT_FAILURE;
+	if (!s->threads) {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		s->threads = cores < 1 ? 1 : cores > LIMIT_HTTP_THREADS ? LIMIT_HTTP_THREADS : (unsigned)cores;
+	}
+	db_error de;
+	if (!(s->a.readers = readers_open(s->dbpath, s->threads, &de))) {
+		fprintf(stderr, "rookery: cannot open the reading connections: %s\n", de.message);
+		return EXIT_FAILURE;
+	}
+	return 0;
 }
 
 /* The public address of links: --base-url without its trailing slashes, else where we listen. */
@@ -455,7 +470,11 @@ static int serve_start_listeners(serving *s)
 	s->a.outbox = outbox_start(&s->a, (int)s->retry);
 	if (!s->a.outbox)
 		return EXIT_FAILURE;
-	s->srv = http_start(&s->a, &routes_site, s->address, s->port);
+	if (!(s->a.writer = group_writer_start(&s->a))) {
+		fprintf(stderr, "rookery: cannot start the writer thread\n");
+		return EXIT_FAILURE;
+	}
+	s->srv = http_start(&s->a, &routes_site, s->address, s->port, s->threads);
 	if (!s->srv)
 		return EXIT_FAILURE;
 	if (s->port == 0)
@@ -475,9 +494,9 @@ static int serve_start_listeners(serving *s)
 	printf("Rookery is serving %s/\n", s->a.base_url);
 	fflush(stdout);
 	if (s->demo) {
-		pthread_mutex_lock(&s->a.lock);
+		app_writer_lock(&s->a);
 		int bad = create_demo(&s->a);
-		pthread_mutex_unlock(&s->a.lock);
+		app_writer_unlock(&s->a);
 		if (bad)
 			return EXIT_FAILURE;
 	}
@@ -497,6 +516,8 @@ static void serve_wait(const sigset_t *set)
 static int serve_stop(serving *s, int rc)
 {
 	http_stop(s->srv, LIMIT_SHUTDOWN_GRACE_S);
+	group_writer_stop(s->a.writer);
+	readers_close(s->a.readers);
 	unix_server_stop(s->msock);
 	unix_server_stop(s->csock);
 	sweeper_stop(s->sweep);

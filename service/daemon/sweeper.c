@@ -28,7 +28,7 @@ struct sweeper {
 static int sweep_links(app *a, long long now)
 {
 	db_error de;
-	int n, r = db_links_expire(a->db, now, &n, &de);
+	int n, r = db_links_expire(app_db(a), now, &n, &de);
 
 	if (r)
 		log_event("sweep: cannot delete expired links: %s", de.message);
@@ -72,7 +72,7 @@ static int sweep_heartbeat(app *a, long long now)
 	int r;
 
 	snprintf(text, sizeof text, "%lld", now);
-	if ((r = db_setting_put(a->db, SWEEP_HEARTBEAT, text, strlen(text), &de)))
+	if ((r = db_setting_put(app_db(a), SWEEP_HEARTBEAT, text, strlen(text), &de)))
 		log_event("sweep: cannot record the heartbeat: %s", de.message);
 	return r;
 }
@@ -89,22 +89,22 @@ static void resume_clocks(app *a, long long now)
 	db_error de;
 	int n = 0;
 
-	pthread_mutex_lock(&a->lock);
-	if (db_setting_get(a->db, SWEEP_HEARTBEAT, &value, &len, &de) == 0) {
+	app_writer_lock(a);
+	if (db_setting_get(app_db(a), SWEEP_HEARTBEAT, &value, &len, &de) == 0) {
 		long long last = atoll(value), outage = now - last;
 		free(value);
 		if (last > 0 && outage > (long long)a->sweep_interval_s) {
-			if (db_begin(a->db, &de) || db_clocks_extend(a->db, outage, &n, &de) ||
-			    db_vacations_outage(a->db, last, now, &de) ||
-			    db_setting_put(a->db, SWEEP_HEARTBEAT, "0", 1, &de) || db_commit(a->db, &de)) {
-				db_rollback(a->db);
+			if (db_begin(app_db(a), &de) || db_clocks_extend(app_db(a), outage, &n, &de) ||
+			    db_vacations_outage(app_db(a), last, now, &de) ||
+			    db_setting_put(app_db(a), SWEEP_HEARTBEAT, "0", 1, &de) || db_commit(app_db(a), &de)) {
+				db_rollback(app_db(a));
 				log_event("sweep: cannot extend the clocks by the outage: %s", de.message);
 			} else {
 				log_event("sweep: the daemon was down %lld s; %d running clock(s) extended by it", outage, n);
 			}
 		}
 	}
-	pthread_mutex_unlock(&a->lock);
+	app_writer_unlock(a);
 }
 
 /* Vacations that began stop their players' clocks (before the timeouts: none fires during one). */
@@ -126,7 +126,7 @@ static int sweep_timeouts(app *a, long long now)
 	db_clock_due due[LIMIT_CLOCK_SWEEP_BATCH];
 	db_error de;
 	app_error err;
-	int n, r = db_clocks_expired(a->db, now, due, LIMIT_CLOCK_SWEEP_BATCH, &n, &de);
+	int n, r = db_clocks_expired(app_db(a), now, due, LIMIT_CLOCK_SWEEP_BATCH, &n, &de);
 
 	if (r)
 		log_event("sweep: cannot list the clocks that ran out: %s", de.message);
@@ -145,7 +145,7 @@ static int sweep_reminders(app *a, long long now)
 	static const db_reminder_rule rule = {
 		LIMIT_REMINDER_DAY_S, LIMIT_REMINDER_LAST_SHARE, LIMIT_REMINDER_LAST_MIN_S,
 	};
-	int n, sent, total = 0, r = db_clocks_remind(a->db, now, &rule, due, LIMIT_CLOCK_SWEEP_BATCH, &n, &de);
+	int n, sent, total = 0, r = db_clocks_remind(app_db(a), now, &rule, due, LIMIT_CLOCK_SWEEP_BATCH, &n, &de);
 
 	if (r)
 		log_event("sweep: cannot list the clocks owed a reminder: %s", de.message);
@@ -178,9 +178,9 @@ static int (*const jobs[])(app *a, long long now) = {
 static void run_jobs(app *a)
 {
 	for (size_t i = 0; i < sizeof jobs / sizeof *jobs; i++) {
-		pthread_mutex_lock(&a->lock);
+		app_writer_lock(a);
 		jobs[i](a, (long long)time(NULL));
-		pthread_mutex_unlock(&a->lock);
+		app_writer_unlock(a);
 	}
 }
 

@@ -24,7 +24,7 @@ int game_authenticate(app *a, const char *token, char **game_id, int *seat, app_
 	if (!token_well_formed(token))
 		return app_fail(err, E_UNAUTHORIZED, "that is not a valid seat token");
 	token_hash(token, hash);
-	r = db_seat_by_token(a->db, hash, game_id, seat, &de);
+	r = db_seat_by_token(app_db(a), hash, game_id, seat, &de);
 	if (r == DB_E_NOTFOUND)
 		return app_fail(err, E_UNAUTHORIZED, "that seat token is not known");
 	if (r)
@@ -42,7 +42,7 @@ int game_authenticate_player(app *a, const char *token, char **email, app_error 
 	if (!token || !token_well_formed(token))
 		return app_fail(err, E_UNAUTHORIZED, "that is not a valid token");
 	token_hash(token, hash);
-	r = db_player_token_email(a->db, hash, (long long)time(NULL), email, &de);
+	r = db_player_token_email(app_db(a), hash, (long long)time(NULL), email, &de);
 	if (r == DB_E_NOTFOUND)
 		return app_fail(err, E_UNAUTHORIZED, "that token is not known or has expired");
 	if (r)
@@ -57,7 +57,7 @@ int game_load(app *a, const char *id, game_loaded *out, app_error *err)
 	int r;
 
 	memset(out, 0, sizeof *out);
-	r = db_game_load(a->db, id, &out->rec, &de);
+	r = db_game_load(app_db(a), id, &out->rec, &de);
 	if (r == DB_E_NOTFOUND)
 		return app_fail(err, E_NOT_FOUND, "there is no game %s", id);
 	if (r)
@@ -74,7 +74,7 @@ int game_load(app *a, const char *id, game_loaded *out, app_error *err)
 		goto fail;
 	}
 	out->clock = xmalloc(sizeof *out->clock);
-	if ((r = db_clock_load(a->db, id, out->clock, &de)) == DB_E_NOTFOUND) {
+	if ((r = db_clock_load(app_db(a), id, out->clock, &de)) == DB_E_NOTFOUND) {
 		free(out->clock);
 		out->clock = NULL;
 	} else if (r) {

@@ -160,7 +160,7 @@ static int list_from_year(app *a, const char *player, long long now, db_vacation
 	*out = calloc(VACATION_ROWS_MAX, sizeof **out);
 	if (!*out)
 		abort();
-	return db_vacations_list(a->db, player, vacation_day_start(year_of(now), 1, 1), *out, VACATION_ROWS_MAX, n, de);
+	return db_vacations_list(app_db(a), player, vacation_day_start(year_of(now), 1, 1), *out, VACATION_ROWS_MAX, n, de);
 }
 
 static int used_in_year(const db_vacation *v, int n, long long year)
@@ -199,18 +199,18 @@ int vacation_take(app *a, const char *player, long long start, long long end, lo
 	db_error de;
 	int n, r, paused;
 
-	if ((r = db_begin(a->db, &de)))
+	if ((r = db_begin(app_db(a), &de)))
 		return storage_fail(&de, err);
 	if ((r = list_from_year(a, player, now, &v, &n, &de))) {
 		r = storage_fail(&de, err);
 	} else if ((r = check_take(a, v, n, start, end, err)) == 0) {
-		if (db_vacation_add(a->db, player, start, end, &de) || db_vacations_pause(a->db, now, &paused, &de) ||
-		    db_commit(a->db, &de))
+		if (db_vacation_add(app_db(a), player, start, end, &de) || db_vacations_pause(app_db(a), now, &paused, &de) ||
+		    db_commit(app_db(a), &de))
 			r = storage_fail(&de, err);
 		else
 			log_event("vacation: a player takes %d day(s) from %lld", vacation_days(start, end), start);
 	}
-	db_rollback(a->db);
+	db_rollback(app_db(a));
 	free(v);
 	return r;
 }
@@ -222,7 +222,7 @@ int vacation_end(app *a, const char *player, long long now, int *returned, app_e
 	int n, r, k = -1;
 
 	*returned = 0;
-	if ((r = db_begin(a->db, &de)))
+	if ((r = db_begin(app_db(a), &de)))
 		return storage_fail(&de, err);
 	if ((r = list_from_year(a, player, now, &v, &n, &de))) {
 		r = storage_fail(&de, err);
@@ -238,17 +238,17 @@ int vacation_end(app *a, const char *player, long long now, int *returned, app_e
 	}
 	if (v[k].start_at > now) {
 		*returned = vacation_days(v[k].start_at, v[k].end_at);
-		r = db_vacation_set_end(a->db, v[k].id, 0, &de);
+		r = db_vacation_set_end(app_db(a), v[k].id, 0, &de);
 	} else {
 		/* Ended at once, it still counts its first day (vacation_days). */
 		*returned = vacation_days(v[k].start_at, v[k].end_at) - vacation_days(v[k].start_at, now);
-		if ((r = db_vacation_set_end(a->db, v[k].id, now, &de)) == 0)
-			r = db_vacation_unpause(a->db, player, now, &de);
+		if ((r = db_vacation_set_end(app_db(a), v[k].id, now, &de)) == 0)
+			r = db_vacation_unpause(app_db(a), player, now, &de);
 	}
-	if (r || (r = db_commit(a->db, &de)))
+	if (r || (r = db_commit(app_db(a), &de)))
 		r = storage_fail(&de, err);
 out:
-	db_rollback(a->db);
+	db_rollback(app_db(a));
 	free(v);
 	return r;
 }
@@ -305,15 +305,15 @@ int vacation_acted(app *a, game_loaded *g, int seat, long long now, db_error *de
 
 	vacation_player(g->rec, seat, player, sizeof player);
 	/* Vacations ending after now, in order: the first is the one under way, if any. */
-	if ((r = db_vacations_list(a->db, player, now, v, 2, &n, de)))
+	if ((r = db_vacations_list(app_db(a), player, now, v, 2, &n, de)))
 		return r;
 	for (int i = 0; i < n && k < 0; i++)
 		if (v[i].start_at <= now)
 			k = i;
 	if (k < 0)
 		return 0;
-	if ((r = db_vacation_set_end(a->db, v[k].id, now, de)) ||
-	    (r = db_vacation_unpause(a->db, player, now, de)))
+	if ((r = db_vacation_set_end(app_db(a), v[k].id, now, de)) ||
+	    (r = db_vacation_unpause(app_db(a), player, now, de)))
 		return r;
 	for (int i = 0; g->clock && i < g->clock->nseats; i++) {
 		vacation_player(g->rec, i, other, sizeof other);
@@ -327,5 +327,5 @@ int vacation_acted(app *a, game_loaded *g, int seat, long long now, db_error *de
 int vacation_pause_due(app *a, long long now, int *count, db_error *de)
 {
 	/* One statement: atomic on its own, and no write when no vacation is under way. */
-	return db_vacations_pause(a->db, now, count, de);
+	return db_vacations_pause(app_db(a), now, count, de);
 }

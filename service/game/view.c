@@ -454,7 +454,7 @@ static json_t *moves_json(app *a, const game_loaded *g, int viewer, int from, in
 	db_error de;
 	json_t *list, *out;
 
-	if (db_moves_range(a->db, g->rec->id, from, limit, &moves, &n, &de)) {
+	if (db_moves_range(app_db(a), g->rec->id, from, limit, &moves, &n, &de)) {
 		app_fail(err, E_INTERNAL, "cannot read the moves");
 		return NULL;
 	}

@@ -1,7 +1,9 @@
 /* http.c - libmicrohttpd glue: bounded bodies, route matching, auth, one log line per request. */
 #include "http/http.h"
 #include "core/errors.h"
+#include "core/group_commit.h"
 #include "core/limits.h"
+#include "core/readers.h"
 #include "core/log.h"
 #include "core/text.h"
 #include "http/json_body.h"
@@ -57,6 +59,11 @@ struct pending {
 	struct timespec t0;
 	int status;
 	int code;
+	/* A change waits for the writer with its connection suspended (see dispatch). */
+	group_job job;
+	http_response answer;        /* what the change answered, sent once it is durable */
+	int waiting;                 /* submitted to the writer, not yet sent */
+	atomic_int answered;         /* the writer finished it: the answer may go */
 };
 
 static double now_s(void)
@@ -618,12 +625,88 @@ static int check_form(http_request *req, app_error *err)
 	return 0;
 }
 
+/* Authenticate and run the route's handler into res, on whichever connection the thread uses. */
+static void handle(http_request *req, http_response *res)
+{
+	app_error err = {0};
+
+	if (authenticate(req, &err)) {
+		http_reply_error(req, res, err.code, err.message);
+		return;
+	}
+	res->status = 200;
+	req->route->handler(req, res);
+	if (!res->body)
+		http_reply(res, res->status ? res->status : 204, "text/plain", xstrdup(""), 0);
+}
+
+/* Forget an answer made by a run of a change that is being run again or was lost. */
+static void clear_answer(http_response *res)
+{
+	free(res->body);
+	free(res->location);
+	free(res->set_cookie);
+	memset(res, 0, sizeof *res);
+}
+
+/* The writer's side of a change (group_commit.h): run, lost, finish. */
+static void change_run(void *arg)
+{
+	struct pending *pd = arg;
+
+	clear_answer(&pd->answer);
+	free(pd->req.auth_game);
+	free(pd->req.auth_player);
+	pd->req.auth_game = pd->req.auth_player = NULL;
+	pd->req.auth_seat = -1;
+	handle(&pd->req, &pd->answer);
+}
+
+static void change_lost(void *arg)
+{
+	struct pending *pd = arg;
+
+	clear_answer(&pd->answer);
+	http_reply_error(&pd->req, &pd->answer, E_INTERNAL, "the server could not store this; nothing was changed");
+}
+
+static void change_finish(void *arg)
+{
+	struct pending *pd = arg;
+
+	atomic_store(&pd->answered, 1);
+	MHD_resume_connection(pd->req.conn);
+}
+
+/* A request that only reads: on a reading connection of its own, in one snapshot. */
+static enum MHD_Result dispatch_read(struct pending *pd)
+{
+	app *a = pd->req.app;
+	http_response res = {0};
+	db *d = readers_take(a->readers);
+	db_error de;
+
+	app_bind_reader(d);
+	if (db_read_begin(d, &de)) {
+		app_error err = {0};
+		app_storage_fail(&err, &de);
+		http_reply_error(&pd->req, &res, err.code, err.message);
+	} else {
+		handle(&pd->req, &res);
+		db_read_end(d);
+	}
+	app_bind_reader(NULL);
+	readers_give(a->readers, d);
+	return send_response(pd, &res);
+}
+
 static enum MHD_Result dispatch(struct pending *pd)
 {
 	http_request *req = &pd->req;
-	http_response res = {0};
+	app *a = req->app;
 	app_error err = {0};
 
+	watch_mark(pd->srv, req->conn, 0);
 	if (req->body_too_large) {
 		char msg[96];
 		snprintf(msg, sizeof msg, "the body is larger than %zu bytes", req->route->max_body);
@@ -631,17 +714,22 @@ static enum MHD_Result dispatch(struct pending *pd)
 	}
 	if (req->route->body == BODY_FORM && check_form(req, &err))
 		return send_error(pd, err.code, err.message);
-	/* The database is shared with the mail threads: one user at a time. */
-	pthread_mutex_lock(&req->app->lock);
-	if (authenticate(req, &err)) {
-		pthread_mutex_unlock(&req->app->lock);
-		return send_error(pd, err.code, err.message);
+	if (a->readers && strcmp(req->route->method, "GET") == 0)
+		return dispatch_read(pd);
+	if (a->writer) {
+		/* The connection rests until the commit holding the change is durable;
+		 * change_finish wakes it and on_request sends the answer. */
+		pd->job = (group_job){.run = change_run, .lost = change_lost, .finish = change_finish, .arg = pd};
+		pd->waiting = 1;
+		MHD_suspend_connection(req->conn);
+		group_writer_submit(a->writer, &pd->job);
+		return MHD_YES;
 	}
-	res.status = 200;
-	req->route->handler(req, &res);
-	pthread_mutex_unlock(&req->app->lock);
-	if (!res.body)
-		http_reply(&res, res.status ? res.status : 204, "text/plain", xstrdup(""), 0);
+	/* No writer thread (a server started without one): one change at a time, here. */
+	http_response res = {0};
+	app_writer_lock(a);
+	handle(req, &res);
+	app_writer_unlock(a);
 	return send_response(pd, &res);
 }
 
@@ -700,6 +788,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	(void)conn;
 	(void)version;
 
+	if (pd->waiting) {
+		/* Woken by change_finish (or by libmicrohttpd before: keep waiting). */
+		if (!atomic_load(&pd->answered))
+			return MHD_YES;
+		pd->waiting = 0;
+		return send_response(pd, &pd->answer);
+	}
 	if (!pd->started) {
 		char allow[64];
 		pd->started = 1;
@@ -801,12 +896,13 @@ static void http_free(http_server *s)
 	free(s);
 }
 
-http_server *http_start(app *a, const http_site *site, const char *address, unsigned port)
+http_server *http_start(app *a, const http_site *site, const char *address, unsigned port, unsigned threads)
 {
 	struct sockaddr_storage ss;
 	struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG | MHD_USE_ITC;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG | MHD_USE_ITC |
+			 MHD_ALLOW_SUSPEND_RESUME;
 	http_server *s;
 
 	memset(&ss, 0, sizeof ss);
@@ -826,8 +922,10 @@ http_server *http_start(app *a, const http_site *site, const char *address, unsi
 	s->site = site;
 	pthread_mutex_init(&s->watch_lock, NULL);
 	pthread_cond_init(&s->watch_wake, NULL);
-	/* One polling thread: requests run one at a time against the one writer connection. */
+	/* A pool of polling threads: reads run on them in parallel, each on a reading connection
+	 * of its own; changes wait, their connections suspended, for the writer thread. */
 	s->daemon = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, s,
+				     MHD_OPTION_THREAD_POOL_SIZE, threads,
 				     MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
 				     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)LIMIT_CONNECTION_TIMEOUT_S,

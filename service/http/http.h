@@ -76,10 +76,13 @@ struct http_site {
 typedef struct http_server http_server;
 
 /*
- * Start serving on address:port (address may be IPv4 or IPv6) with
- * libmicrohttpd's internal thread. Returns NULL and prints why on failure.
+ * Start serving on address:port (address may be IPv4 or IPv6) with a pool
+ * of threads polling connections. A GET runs on the polling thread with a
+ * reading connection of a->readers bound to it; any other request is a
+ * change, applied by a->writer (group_commit.h) while its connection rests,
+ * and answered once it is durable. Returns NULL and prints why on failure.
  */
-http_server *http_start(app *a, const http_site *site, const char *address, unsigned port);
+http_server *http_start(app *a, const http_site *site, const char *address, unsigned port, unsigned threads);
 
 /* The port actually bound (useful after asking for port 0). */
 unsigned http_port(http_server *s);

@@ -93,16 +93,16 @@ static int refuse(app *a, const mail_incoming *m, const char *game_id, int seat,
 	long long now = (long long)time(NULL);
 
 	snprintf(msg, size, "refused: %s", why);
-	if ((r = db_begin(a->db, &de)) == 0) {
-		r = db_rate_hit(a->db, key_seat, now, LIMIT_RATE_WINDOW_S, LIMIT_REFUSALS_PER_SEAT_HOUR, &seat_ok, &de);
+	if ((r = db_begin(app_db(a), &de)) == 0) {
+		r = db_rate_hit(app_db(a), key_seat, now, LIMIT_RATE_WINDOW_S, LIMIT_REFUSALS_PER_SEAT_HOUR, &seat_ok, &de);
 		if (!r)
-			r = db_rate_hit(a->db, key_game, now, LIMIT_RATE_WINDOW_S, LIMIT_REFUSALS_PER_GAME_HOUR, &game_ok, &de);
+			r = db_rate_hit(app_db(a), key_game, now, LIMIT_RATE_WINDOW_S, LIMIT_REFUSALS_PER_GAME_HOUR, &game_ok, &de);
 		if (!r && seat_ok && game_ok)
 			r = notify_refused(a, &rf, &de);
 		if (!r)
-			r = db_commit(a->db, &de);
+			r = db_commit(app_db(a), &de);
 		if (r)
-			db_rollback(a->db);
+			db_rollback(app_db(a));
 	}
 	free(key_seat);
 	free(key_game);
@@ -129,20 +129,20 @@ static int set_mail_mode(app *a, const char *game, int seat, int mode, int hour,
 		game_loaded_free(&g);
 		return app_fail(err, E_BAD_REQUEST, "this seat has no email address");
 	}
-	if ((r = db_begin(a->db, &de)) == 0) {
-		r = db_address_get(a->db, g.rec->seats[seat].email, &ad, &de);
+	if ((r = db_begin(app_db(a), &de)) == 0) {
+		r = db_address_get(app_db(a), g.rec->seats[seat].email, &ad, &de);
 		if (!r) {
 			mail_prefs_apply(&ad, mode, hour);
-			r = db_address_save(a->db, &ad, &de);
+			r = db_address_save(app_db(a), &ad, &de);
 		}
 		if (!r) {
 			choice = mail_prefs_describe(&ad);
 			r = notify_mail_mode(a, &g, seat, choice, &de);
 		}
 		if (!r)
-			r = db_commit(a->db, &de);
+			r = db_commit(app_db(a), &de);
 		if (r)
-			db_rollback(a->db);
+			db_rollback(app_db(a));
 	}
 	if (r)
 		log_event("mail in: game %s: cannot store a choice of mail: %s", game, de.message);
@@ -204,26 +204,26 @@ static int check_reply(app *a, const char *game, int seat, int serial, int *ply)
 	db_error de;
 	int r;
 
-	if (db_begin(a->db, &de))
+	if (db_begin(app_db(a), &de))
 		return -1;
-	r = db_reply_get(a->db, game, seat, &rp, &de);
+	r = db_reply_get(app_db(a), game, seat, &rp, &de);
 	if (r == DB_E_NOTFOUND) {
-		db_rollback(a->db);
+		db_rollback(app_db(a));
 		return E_STALE;
 	}
 	if (!r && (rp.used || rp.serial != serial)) {
-		db_rollback(a->db);
+		db_rollback(app_db(a));
 		return E_STALE;
 	}
 	*ply = rp.ply;
 	if (!r)
-		r = db_reply_use(a->db, game, seat, serial, 1, &de);
+		r = db_reply_use(app_db(a), game, seat, serial, 1, &de);
 	if (!r)
 		r = consent_confirm_seat(a, game, seat, &de);
 	if (!r)
-		r = db_commit(a->db, &de);
+		r = db_commit(app_db(a), &de);
 	if (r)
-		db_rollback(a->db);
+		db_rollback(app_db(a));
 	return r ? -1 : 0;
 }
 
@@ -232,8 +232,8 @@ static void release_reply(app *a, const char *game, int seat, int serial)
 {
 	db_error de;
 
-	if (db_begin(a->db, &de) || db_reply_use(a->db, game, seat, serial, 0, &de) || db_commit(a->db, &de)) {
-		db_rollback(a->db);
+	if (db_begin(app_db(a), &de) || db_reply_use(app_db(a), game, seat, serial, 0, &de) || db_commit(app_db(a), &de)) {
+		db_rollback(app_db(a));
 		log_event("mail in: game %s: cannot release a reply address: %s", game, de.message);
 	}
 }
@@ -245,7 +245,7 @@ static int handle(app *a, const mail_incoming *m, const char *recipient, char *m
 	app_error err = {0};
 	db_error de;
 
-	if (m->message_id && db_mail_seen(a->db, m->message_id, &seen, &de) == 0) {
+	if (m->message_id && db_mail_seen(app_db(a), m->message_id, &seen, &de) == 0) {
 		snprintf(msg, size, "already handled: %s", seen);
 		free(seen);
 		return MAIL_IN_OK;
@@ -294,9 +294,9 @@ static int handle(app *a, const mail_incoming *m, const char *recipient, char *m
 	}
 	if (r == MAIL_IN_OK && m->message_id) {
 		utc_now(now);
-		if (db_begin(a->db, &de) == 0) {
-			if (db_mail_mark_seen(a->db, m->message_id, msg, now, &de) || db_commit(a->db, &de))
-				db_rollback(a->db);
+		if (db_begin(app_db(a), &de) == 0) {
+			if (db_mail_mark_seen(app_db(a), m->message_id, msg, now, &de) || db_commit(app_db(a), &de))
+				db_rollback(app_db(a));
 		}
 	}
 	return r;
@@ -313,16 +313,16 @@ int mail_in_handle(app *a, const char *data, size_t len, const char *recipient, 
 		return MAIL_IN_NOUSER;
 	}
 	/* GMime is not promised to be thread-safe: parse under the same lock as the composer. */
-	pthread_mutex_lock(&a->lock);
+	app_writer_lock(a);
 	r = mail_parse(data, len, &m, why);
 	if (r && r != MAIL_E_NO_TEXT) {
-		pthread_mutex_unlock(&a->lock);
+		app_writer_unlock(a);
 		snprintf(msg, msg_size, "unreadable message: %s", why);
 		log_event("mail in: %s", msg);
 		return MAIL_IN_DATAERR;
 	}
 	r = handle(a, &m, recipient, msg, msg_size);
-	pthread_mutex_unlock(&a->lock);
+	app_writer_unlock(a);
 	char safe[200];
 	log_sanitize(safe, sizeof safe, msg);
 	log_event("mail in: %s", safe);

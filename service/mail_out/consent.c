@@ -41,7 +41,7 @@ int consent_gate(app *a, const char *email, const char *kind, const char *game_i
 {
 	db_address ad;
 	long long today = now / CLOCK_DAY_S;
-	int r = db_address_get(a->db, email, &ad, err);
+	int r = db_address_get(app_db(a), email, &ad, err);
 
 	*verdict = CONSENT_SKIP;
 	*address_id = ad.id;
@@ -67,12 +67,12 @@ int consent_gate(app *a, const char *email, const char *kind, const char *game_i
 	/* The next day's summary of what was held, and the digest, are one mail more, whatever the count. */
 	if (ad.day_count >= LIMIT_MAILS_PER_ADDRESS_DAY && !is_daily(kind)) {
 		*verdict = CONSENT_HOLD;
-		r = db_held_add(a->db, ad.id, game_id, kind, today, err);
+		r = db_held_add(app_db(a), ad.id, game_id, kind, today, err);
 		goto out;
 	}
 	ad.day_count++;
 	*verdict = CONSENT_SEND;
-	r = db_address_save(a->db, &ad, err);
+	r = db_address_save(app_db(a), &ad, err);
 out:
 	db_address_clear(&ad);
 	return r;
@@ -81,7 +81,7 @@ out:
 int consent_confirm_seat(app *a, const char *game_id, int seat, db_error *err)
 {
 	db_game *g = NULL;
-	int r = db_game_load(a->db, game_id, &g, err);
+	int r = db_game_load(app_db(a), game_id, &g, err);
 
 	if (!r && g->seats[seat].email)
 		r = consent_confirm(a, g->seats[seat].email, err);
@@ -92,11 +92,11 @@ int consent_confirm_seat(app *a, const char *game_id, int seat, db_error *err)
 int consent_confirm(app *a, const char *email, db_error *err)
 {
 	db_address ad;
-	int r = db_address_get(a->db, email, &ad, err);
+	int r = db_address_get(app_db(a), email, &ad, err);
 
 	if (!r && ad.consent != DB_CONSENT_CONFIRMED) {
 		ad.consent = DB_CONSENT_CONFIRMED;
-		r = db_address_save(a->db, &ad, err);
+		r = db_address_save(app_db(a), &ad, err);
 	}
 	db_address_clear(&ad);
 	return r;
@@ -112,7 +112,7 @@ static int mailed_seat(app *a, const char *token, char **game, int *seat)
 	if (!token || !token_well_formed(token))
 		return -1;
 	token_hash(token, hash);
-	return db_seat_link_find(a->db, hash, game, seat, &de) ? -1 : 0;
+	return db_seat_link_find(app_db(a), hash, game, seat, &de) ? -1 : 0;
 }
 
 int consent_token_mailed(app *a, const char *token, const char *game_id, int seat)
@@ -132,12 +132,12 @@ int consent_token_acted(app *a, const char *token)
 
 	if (!a->mail || mailed_seat(a, token, &game, &seat))
 		return 0;
-	if ((r = db_begin(a->db, &de)) == 0) {
+	if ((r = db_begin(app_db(a), &de)) == 0) {
 		r = consent_confirm_seat(a, game, seat, &de);
 		if (!r)
-			r = db_commit(a->db, &de);
+			r = db_commit(app_db(a), &de);
 		if (r)
-			db_rollback(a->db);
+			db_rollback(app_db(a));
 	}
 	if (r)
 		log_event("game %s: cannot record that a player acted by mail: %s", game, de.message);
@@ -153,7 +153,7 @@ int consent_may_offer(app *a, const char *email)
 
 	if (!a->mail || !email)
 		return 0;
-	if (db_address_find(a->db, email, &ad, &de))
+	if (db_address_find(app_db(a), email, &ad, &de))
 		return 1;
 	offer = ad.consent != DB_CONSENT_CONFIRMED || ad.stopped;
 	db_address_clear(&ad);
@@ -172,24 +172,24 @@ int consent_request_mail(app *a, const char *token, const char *game_id, int sea
 	if (!consent_token_mailed(a, token, game_id, seat))
 		return app_fail(err, E_FORBIDDEN, "only a link that came by mail to this seat's address can ask for "
 				"mail: open the link in your invitation");
-	if ((r = db_begin(a->db, &de)) == 0) {
-		r = db_game_load(a->db, game_id, &g, &de);
+	if ((r = db_begin(app_db(a), &de)) == 0) {
+		r = db_game_load(app_db(a), game_id, &g, &de);
 		if (!r && !g->seats[seat].email) {
-			db_rollback(a->db);
+			db_rollback(app_db(a));
 			db_game_free(g);
 			return app_fail(err, E_BAD_REQUEST, "this seat has no email address");
 		}
 		if (!r)
-			r = db_address_get(a->db, g->seats[seat].email, &ad, &de);
+			r = db_address_get(app_db(a), g->seats[seat].email, &ad, &de);
 		if (!r) {
 			ad.consent = DB_CONSENT_CONFIRMED;
 			ad.stopped = 0;
-			r = db_address_save(a->db, &ad, &de);
+			r = db_address_save(app_db(a), &ad, &de);
 		}
 		if (!r)
-			r = db_commit(a->db, &de);
+			r = db_commit(app_db(a), &de);
 		if (r)
-			db_rollback(a->db);
+			db_rollback(app_db(a));
 	}
 	db_address_clear(&ad);
 	db_game_free(g);

@@ -59,7 +59,7 @@ static char *mint_seat_link(app *a, const char *game, int seat, db_error *err)
 
 	token_new(token);
 	token_hash(token, hash);
-	if (db_seat_link_add(a->db, hash, game, seat, (long long)time(NULL) + LIMIT_SEAT_LINK_DAYS * CLOCK_DAY_S, err))
+	if (db_seat_link_add(app_db(a), hash, game, seat, (long long)time(NULL) + LIMIT_SEAT_LINK_DAYS * CLOCK_DAY_S, err))
 		return NULL;
 	return link_seat(a, game, token);
 }
@@ -80,7 +80,7 @@ static int queue(app *a, const char *game, const char *kind, mail_out *m, long l
 	m->unsubscribe_url = stop;
 	msg = mail_compose(a->mail, m);
 	utc_now(now);
-	r = db_outbox_add(a->db, game, kind, m->to_addr, msg, now, (long long)time(NULL), err);
+	r = db_outbox_add(app_db(a), game, kind, m->to_addr, msg, now, (long long)time(NULL), err);
 	/* The worker looks at once (it also looks every few seconds). It waits for the
 	 * database, which this change holds until it commits or rolls back. */
 	if (!r)
@@ -120,7 +120,7 @@ static int queue_to_seat_address(app *a, const game_loaded *g, int seat, const c
 	int serial, r;
 
 	if (!g->rec->over) {
-		if ((r = db_reply_issue(a->db, g->rec->id, seat, g->rec->ply, &serial, err)))
+		if ((r = db_reply_issue(app_db(a), g->rec->id, seat, g->rec->ply, &serial, err)))
 			return r;
 		mail_token_make(a->mail_key, g->rec->id, seat, serial, token);
 		reply = mail_reply_address(a->mail, token);
@@ -185,7 +185,7 @@ static void append_last_moves(app *a, const game_loaded *g, int seat, GString *t
 	size_t n;
 	db_error de;
 
-	if (db_moves_range(a->db, g->rec->id, g->rec->ply > 6 ? g->rec->ply - 6 : 0, 6, &moves, &n, &de) || n == 0) {
+	if (db_moves_range(app_db(a), g->rec->id, g->rec->ply > 6 ? g->rec->ply - 6 : 0, 6, &moves, &n, &de) || n == 0) {
 		if (n == 0)
 			g_string_append(t, "No moves yet.\n");
 		return;
@@ -572,18 +572,18 @@ int notify_summaries(app *a, long long now, int *sent, db_error *err)
 
 	*sent = 0;
 	/* A bounded batch a run: the next run takes the rest. */
-	while (*sent < LIMIT_SUMMARIES_PER_RUN && (r = db_held_due(a->db, now / CLOCK_DAY_S, &id, err)) == 0) {
+	while (*sent < LIMIT_SUMMARIES_PER_RUN && (r = db_held_due(app_db(a), now / CLOCK_DAY_S, &id, err)) == 0) {
 		db_address ad = {0};
 		db_held_game *held = NULL;
 		size_t n = 0;
 		long long address_id;
 		int verdict, total = 0;
 
-		if ((r = db_begin(a->db, err)))
+		if ((r = db_begin(app_db(a), err)))
 			break;
-		r = db_address_by_id(a->db, id, &ad, err);
+		r = db_address_by_id(app_db(a), id, &ad, err);
 		if (!r)
-			r = db_held_take(a->db, id, &held, &n, err);
+			r = db_held_take(app_db(a), id, &held, &n, err);
 		if (!r)
 			r = consent_gate(a, ad.email, "summary", NULL, now, &verdict, &address_id, err);
 		if (!r && verdict == CONSENT_SEND) {
@@ -609,9 +609,9 @@ int notify_summaries(app *a, long long now, int *sent, db_error *err)
 			free(mid);
 		}
 		if (!r)
-			r = db_commit(a->db, err);
+			r = db_commit(app_db(a), err);
 		if (r)
-			db_rollback(a->db);
+			db_rollback(app_db(a));
 		db_address_clear(&ad);
 		db_held_games_free(held, n);
 		if (r)
@@ -680,7 +680,7 @@ static int digest_one(app *a, const db_address *ad, long long now, db_error *err
 	db_player_seat *seats = NULL;
 	size_t n = 0;
 	long long address_id;
-	int verdict, listed, r = db_seats_running_by_email(a->db, ad->email, LIMIT_DIGEST_GAMES + 1, &seats, &n, err);
+	int verdict, listed, r = db_seats_running_by_email(app_db(a), ad->email, LIMIT_DIGEST_GAMES + 1, &seats, &n, err);
 	GString *list = g_string_new(NULL), *t = g_string_new(NULL);
 	char *subject = NULL, *mid = NULL;
 
@@ -723,23 +723,23 @@ int notify_digests(app *a, long long now, int *sent, db_error *err)
 	*sent = 0;
 	/* A bounded batch a run: the next run, within the same hour, takes the rest. */
 	while (*sent < LIMIT_DIGESTS_PER_RUN &&
-	       (r = db_digest_due(a->db, hour, LIMIT_DIGEST_HOUR_DEFAULT, today, &id, err)) == 0) {
+	       (r = db_digest_due(app_db(a), hour, LIMIT_DIGEST_HOUR_DEFAULT, today, &id, err)) == 0) {
 		db_address ad = {0};
 
-		if ((r = db_begin(a->db, err)))
+		if ((r = db_begin(app_db(a), err)))
 			break;
-		r = db_address_by_id(a->db, id, &ad, err);
+		r = db_address_by_id(app_db(a), id, &ad, err);
 		/* Done for today whether or not anything waits: at most one digest a day. */
 		if (!r) {
 			ad.digest_day = today;
-			r = db_address_save(a->db, &ad, err);
+			r = db_address_save(app_db(a), &ad, err);
 		}
 		if (!r)
 			r = digest_one(a, &ad, now, err);
 		if (!r)
-			r = db_commit(a->db, err);
+			r = db_commit(app_db(a), err);
 		if (r)
-			db_rollback(a->db);
+			db_rollback(app_db(a));
 		db_address_clear(&ad);
 		if (r)
 			break;

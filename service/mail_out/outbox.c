@@ -50,15 +50,15 @@ static void record(app *a, const db_outbox_row *row, int result, const char *why
 
 	for (int attempt = 1;; attempt++) {
 		utc_now(now);
-		pthread_mutex_lock(&a->lock);
+		app_writer_lock(a);
 		if (result == SMTP_SENT)
-			r = db_outbox_sent(a->db, row->id, now, &de);
+			r = db_outbox_sent(app_db(a), row->id, now, &de);
 		else if (result == SMTP_TEMPORARY && row->attempts < LIMIT_MAIL_ATTEMPTS)
-			r = db_outbox_retry(a->db, row->id, (long long)time(NULL) +
+			r = db_outbox_retry(app_db(a), row->id, (long long)time(NULL) +
 					    retry_delay(row->attempts, retry_base_s), why, &de);
 		else
-			r = db_outbox_failed(a->db, row->id, why, &de);
-		pthread_mutex_unlock(&a->lock);
+			r = db_outbox_failed(app_db(a), row->id, why, &de);
+		app_writer_unlock(a);
 		if (!r)
 			break;
 		int last = !stop || atomic_load(stop);
@@ -94,9 +94,9 @@ static int send_one(app *a, int retry_base_s, const atomic_int *stop)
 	char why[256] = "";
 	int r, result;
 
-	pthread_mutex_lock(&a->lock);
-	r = db_outbox_claim(a->db, (long long)time(NULL), 1, &rows, &n, &de);
-	pthread_mutex_unlock(&a->lock);
+	app_writer_lock(a);
+	r = db_outbox_claim(app_db(a), (long long)time(NULL), 1, &rows, &n, &de);
+	app_writer_unlock(a);
 	if (r) {
 		log_event("mail: cannot read the outbox: %s", de.message);
 		return 0;
@@ -134,9 +134,9 @@ static void abandon_interrupted(outbox *o)
 	db_error de;
 	int lost = 0, r;
 
-	pthread_mutex_lock(&o->app->lock);
-	r = db_outbox_abandon_interrupted(o->app->db, &lost, &de);
-	pthread_mutex_unlock(&o->app->lock);
+	app_writer_lock(o->app);
+	r = db_outbox_abandon_interrupted(app_db(o->app), &lost, &de);
+	app_writer_unlock(o->app);
 	if (r && o->abandon_tries++ == 0)
 		log_event("mail: cannot mark the mails interrupted by the last stop (trying again): %s", de.message);
 	o->interrupted_left = r != 0;

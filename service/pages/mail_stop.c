@@ -19,7 +19,7 @@ static int stop_address(http_request *req, db_address *ad, app_error *err)
 
 	if (!req->app->mail || mail_stop_token_check(req->app->mail_key, req->params[0], &id))
 		return app_fail(err, E_NOT_FOUND, "this unsubscribe link is not valid");
-	r = db_address_by_id(req->app->db, id, ad, &de);
+	r = db_address_by_id(app_db(req->app), id, ad, &de);
 	if (r == DB_E_NOTFOUND)
 		return app_fail(err, E_NOT_FOUND, "this unsubscribe link is not valid");
 	if (r)
@@ -129,8 +129,8 @@ void page_mail_stop_post(http_request *req, http_response *res)
 			goto out;
 		}
 	}
-	if (db_begin(req->app->db, &de) || db_address_save(req->app->db, &ad, &de) || db_commit(req->app->db, &de)) {
-		db_rollback(req->app->db);
+	if (db_begin(app_db(req->app), &de) || db_address_save(app_db(req->app), &ad, &de) || db_commit(app_db(req->app), &de)) {
+		db_rollback(app_db(req->app));
 		log_event("cannot record a mail preference: %s", de.message);
 		app_fail(&err, E_INTERNAL, "the server could not store this; nothing was changed");
 		goto out;

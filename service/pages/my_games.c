@@ -38,19 +38,19 @@ static int request_link(app *a, const char *email, const char *client, app_error
 	for (char *p = key_a; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
 
-	if ((r = db_begin(a->db, &de)))
+	if ((r = db_begin(app_db(a), &de)))
 		goto storage;
-	r = db_rate_hit(a->db, key_c, now, LIMIT_RATE_WINDOW_S, LIMIT_SIGNIN_PER_CLIENT_PER_HOUR, &ok_client, &de);
+	r = db_rate_hit(app_db(a), key_c, now, LIMIT_RATE_WINDOW_S, LIMIT_SIGNIN_PER_CLIENT_PER_HOUR, &ok_client, &de);
 	if (!r)
-		r = db_rate_hit(a->db, key_a, now, LIMIT_RATE_WINDOW_S, LIMIT_SIGNIN_PER_ADDRESS_PER_HOUR, &ok_address, &de);
-	if (!r && ok_client && ok_address && !(r = db_seats_by_email(a->db, email, &seats, &n, &de))) {
+		r = db_rate_hit(app_db(a), key_a, now, LIMIT_RATE_WINDOW_S, LIMIT_SIGNIN_PER_ADDRESS_PER_HOUR, &ok_address, &de);
+	if (!r && ok_client && ok_address && !(r = db_seats_by_email(app_db(a), email, &seats, &n, &de))) {
 		if (n > 0) {
 			char token[TOKEN_TEXT];
 			unsigned char hash[TOKEN_HASH_BYTES];
 			token_new(token);
 			token_hash(token, hash);
 			char *link = xasprintf("%s/me/%s", a->base_url, token);
-			r = db_signin_add(a->db, hash, email, now + LIMIT_SIGNIN_TTL_S, &de);
+			r = db_signin_add(app_db(a), hash, email, now + LIMIT_SIGNIN_TTL_S, &de);
 			if (!r)
 				r = notify_signin(a, email, link, &de);
 			free(link);
@@ -59,7 +59,7 @@ static int request_link(app *a, const char *email, const char *client, app_error
 	}
 	/* The counters are kept even when the limit is hit, so hammering does not reset them. */
 	if (!r)
-		r = db_commit(a->db, &de);
+		r = db_commit(app_db(a), &de);
 	if (r)
 		goto storage;
 	free(key_a);
@@ -68,7 +68,7 @@ static int request_link(app *a, const char *email, const char *client, app_error
 		return app_fail(err, E_RATE_LIMITED, "too many sign-in requests; try again in an hour");
 	return 0;
 storage:
-	db_rollback(a->db);
+	db_rollback(app_db(a));
 	free(key_a);
 	free(key_c);
 	log_event("sign-in request failed: %s", de.message);
@@ -114,7 +114,7 @@ static char *signin_email(http_request *req, int use_up, app_error *err)
 		return NULL;
 	}
 	token_hash(req->params[0], hash);
-	r = (use_up ? db_signin_take : db_signin_email)(req->app->db, hash, (long long)time(NULL), &email, &de);
+	r = (use_up ? db_signin_take : db_signin_email)(app_db(req->app), hash, (long long)time(NULL), &email, &de);
 	if (r == DB_E_NOTFOUND)
 		app_fail(err, E_NOT_FOUND, "this sign-in link has expired, was used already or is not valid; "
 			 "ask for a new one");
@@ -168,14 +168,14 @@ void page_me_games(http_request *req, http_response *res)
 		app_fail(&err, E_FORBIDDEN, PAGE_FORM_EXPIRED);
 		goto out;
 	}
-	if (db_begin(req->app->db, &de)) {
+	if (db_begin(app_db(req->app), &de)) {
 		app_fail(&err, E_INTERNAL, "the server could not do this; try again later");
 		goto out;
 	}
 	/* The link came by mail to the address: its owner has acted (consent.h). */
 	if (!(email = signin_email(req, 1, &err)) || consent_confirm(req->app, email, &de) ||
-	    db_seats_by_email(req->app->db, email, &seats, &n, &de)) {
-		db_rollback(req->app->db);
+	    db_seats_by_email(app_db(req->app), email, &seats, &n, &de)) {
+		db_rollback(app_db(req->app));
 		if (!err.code)
 			app_fail(&err, E_INTERNAL, "the server could not do this; try again later");
 		goto out;
@@ -188,7 +188,7 @@ void page_me_games(http_request *req, http_response *res)
 			break;
 		token_new(token);
 		token_hash(token, hash);
-		if (db_seat_link_add(req->app->db, hash, g.rec->id, seats[i].seat,
+		if (db_seat_link_add(app_db(req->app), hash, g.rec->id, seats[i].seat,
 				     (long long)time(NULL) + LIMIT_MY_LINK_TTL_S, &de)) {
 			app_fail(&err, E_INTERNAL, "the server could not do this; try again later");
 			game_loaded_free(&g);
@@ -217,18 +217,18 @@ void page_me_games(http_request *req, http_response *res)
 	unsigned char api_hash[TOKEN_HASH_BYTES];
 	token_new(api_token);
 	token_hash(api_token, api_hash);
-	if (!err.code && db_player_token_add(req->app->db, api_hash, email, (long long)time(NULL) + LIMIT_MY_LINK_TTL_S,
+	if (!err.code && db_player_token_add(app_db(req->app), api_hash, email, (long long)time(NULL) + LIMIT_MY_LINK_TTL_S,
 					     &de))
 		app_fail(&err, E_INTERNAL, "the server could not do this; try again later");
-	if (err.code || db_commit(req->app->db, &de)) {
-		db_rollback(req->app->db);
+	if (err.code || db_commit(app_db(req->app), &de)) {
+		db_rollback(app_db(req->app));
 		if (!err.code)
 			app_fail(&err, E_INTERNAL, "the server could not do this; try again later");
 		goto out;
 	}
 	/* How much mail the address gets, with the form that changes it; and the player's vacations. */
 	db_address ad;
-	json_t *prefs = db_address_find(req->app->db, email, &ad, &de) ? json_null() : page_mail_prefs(req->app, &ad);
+	json_t *prefs = db_address_find(app_db(req->app), email, &ad, &de) ? json_null() : page_mail_prefs(req->app, &ad);
 	db_address_clear(&ad);
 	vacation = *last_token ? page_vacation_model(req->app, last_game, last_token, player) : json_null();
 	page_render(req, res, 200, "me-games.html", json_pack("{s:s, s:s, s:O, s:O, s:O, s:b, s:o, s:o, s:s}", "title",

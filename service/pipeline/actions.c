@@ -26,12 +26,12 @@ int game_resign(app *a, const char *id, int seat, const char *channel, app_error
 		game_move_done done = {.ply = g.rec->ply, .seat = seat};
 		if (g.rules->resign(g.pos, seat, &oc, &re)) {
 			r = game_rules_fail(&re, err);
-			db_rollback(a->db);
+			db_rollback(app_db(a));
 		} else {
 			snprintf(done.move, sizeof done.move, "resign");
 			if (!(r = change_store_move(a, &g, &done, &oc, channel, 0, err)))
 				r = change_commit_move(a, &g, &done, channel, err);
-			db_rollback(a->db);
+			db_rollback(app_db(a));
 		}
 		game_loaded_free(&g);
 		return r;
@@ -95,7 +95,7 @@ int game_draw(app *a, const char *id, int seat, const char *action, const char *
 	game_loaded_free(&g);
 	return r;
 out:
-	db_rollback(a->db);
+	db_rollback(app_db(a));
 	game_loaded_free(&g);
 	return r;
 }
@@ -120,9 +120,9 @@ int game_set_client_seed(app *a, const char *id, int seat, const char *client_se
 	else if (g.rec->dice_rolled)
 		r = app_fail(err, E_SEEDS_FIXED, "the dice have already rolled: client seeds are set before "
 			     "the game's first roll");
-	else if (db_seat_set_client_seed(a->db, id, seat, client_seed, &de) || db_commit(a->db, &de))
+	else if (db_seat_set_client_seed(app_db(a), id, seat, client_seed, &de) || db_commit(app_db(a), &de))
 		r = app_storage_fail(err, &de);
-	db_rollback(a->db);
+	db_rollback(app_db(a));
 	if (!r)
 		log_event("game %s: %s set a client seed via %s", id, g.rules->seat_names[seat], channel);
 	game_loaded_free(&g);

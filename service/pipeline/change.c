@@ -96,7 +96,7 @@ int change_save_clock(app *a, game_loaded *g, unsigned movers, db_error *de)
 	if (!g->clock)
 		return 0;
 	clock_sync(g->clock, game_turn_mask(g), movers, (long long)time(NULL));
-	return db_clock_save(a->db, g->rec->id, g->clock, de);
+	return db_clock_save(app_db(a), g->rec->id, g->clock, de);
 }
 
 /*
@@ -143,14 +143,14 @@ int change_store_move(app *a, game_loaded *g, game_move_done *out, const rules_o
 	}
 	if (res.over)
 		change_record_result(g->rec, &res, g->rules->nseats);
-	r = db_move_append(a->db, g->rec->id, &rec, &de);
+	r = db_move_append(app_db(a), g->rec->id, &rec, &de);
 	if (!r && oc->reveals)
-		r = db_moves_reveal(a->db, g->rec->id, &de);
+		r = db_moves_reveal(app_db(a), g->rec->id, &de);
 	if (!r)
-		r = db_game_save_state(a->db, g->rec, &de);
+		r = db_game_save_state(app_db(a), g->rec, &de);
 	/* From the first roll on, the client seeds that made it stay as they are. */
 	if (!r && out->nrolls && !g->rec->dice_rolled) {
-		r = db_game_mark_rolled(a->db, g->rec->id, &de);
+		r = db_game_mark_rolled(app_db(a), g->rec->id, &de);
 		g->rec->dice_rolled = 1;
 	}
 	if (!r)
@@ -171,7 +171,7 @@ int change_commit_move(app *a, const game_loaded *g, const game_move_done *done,
 {
 	db_error de;
 
-	if (db_commit(a->db, &de))
+	if (db_commit(app_db(a), &de))
 		return app_storage_fail(err, &de);
 	/* Even the log keeps a secret move (a hidden setup) to itself. */
 	log_event("game %s ply %d: %s played %s%s%s via %s", g->rec->id, done->ply,
@@ -188,12 +188,12 @@ int change_begin(app *a, const char *id, game_loaded *g, app_error *err)
 	db_error de;
 	int r;
 
-	if ((r = db_begin(a->db, &de)))
+	if ((r = db_begin(app_db(a), &de)))
 		return app_storage_fail(err, &de);
 	if ((r = game_load(a, id, g, err)) == 0 && (r = game_check_running(g, err)))
 		game_loaded_free(g);
 	if (r)
-		db_rollback(a->db);
+		db_rollback(app_db(a));
 	return r;
 }
 
@@ -205,7 +205,7 @@ int change_begin_seat(app *a, const char *id, int seat, game_loaded *g, app_erro
 
 	if (!r && vacation_acted(a, g, seat, (long long)time(NULL), &de)) {
 		r = app_storage_fail(err, &de);
-		db_rollback(a->db);
+		db_rollback(app_db(a));
 		game_loaded_free(g);
 	}
 	return r;
@@ -221,17 +221,17 @@ int change_finish_action(app *a, game_loaded *g, int seat, const char *action,
 	utc_now(now);
 	free(g->rec->updated_at);
 	g->rec->updated_at = xstrdup(now);
-	r = db_action_append(a->db, g->rec->id, g->rec->ply, seat, action, channel, now, &de);
+	r = db_action_append(app_db(a), g->rec->id, g->rec->ply, seat, action, channel, now, &de);
 	if (!r)
-		r = db_game_save_state(a->db, g->rec, &de);
+		r = db_game_save_state(app_db(a), g->rec, &de);
 	if (!r)
 		r = change_save_clock(a, g, 0, &de);
 	if (!r)
 		r = notify_action(a, g, seat, action, channel, &de);
 	if (!r)
-		r = db_commit(a->db, &de);
+		r = db_commit(app_db(a), &de);
 	if (r) {
-		db_rollback(a->db);
+		db_rollback(app_db(a));
 		return app_storage_fail(err, &de);
 	}
 	static const char *const said[][2] = {

@@ -73,13 +73,13 @@ static int timeout_ends(app *a, game_loaded *g, int seat, app_error *err)
 	utc_now(now);
 	free(g->rec->updated_at);
 	g->rec->updated_at = xstrdup(now);
-	r = db_game_save_state(a->db, g->rec, &de);
+	r = db_game_save_state(app_db(a), g->rec, &de);
 	if (!r)
 		r = change_save_clock(a, g, 0, &de);
 	if (!r)
 		r = notify_action(a, g, seat, "time", "clock", &de);
 	if (!r)
-		r = db_commit(a->db, &de);
+		r = db_commit(app_db(a), &de);
 	if (r)
 		return app_storage_fail(err, &de);
 	log_event("game %s over: %s", g->rec->id, g->rec->result);
@@ -102,11 +102,11 @@ int game_timeout(app *a, const char *id, int seat, long long now, app_error *err
 		} else {
 			/* A clock that runs for a seat the game does not wait for stands (and leaves the list). */
 			db_error de;
-			if (change_save_clock(a, &g, 0, &de) || db_commit(a->db, &de))
+			if (change_save_clock(a, &g, 0, &de) || db_commit(app_db(a), &de))
 				r = app_storage_fail(err, &de);
 		}
 	}
-	db_rollback(a->db);
+	db_rollback(app_db(a));
 	game_loaded_free(&g);
 	return r;
 }
@@ -139,9 +139,9 @@ int game_give_time(app *a, const char *id, int seat, const char *to, long long s
 	if (r)
 		goto out;
 	clock_give(g.clock, k, seconds, now);
-	if ((r = db_clock_save(a->db, id, g.clock, &de)) == 0 &&
+	if ((r = db_clock_save(app_db(a), id, g.clock, &de)) == 0 &&
 	    (r = notify_time_given(a, &g, seat, k, seconds, channel, &de)) == 0)
-		r = db_commit(a->db, &de);
+		r = db_commit(app_db(a), &de);
 	if (r) {
 		r = app_storage_fail(err, &de);
 		goto out;
@@ -150,7 +150,7 @@ int game_give_time(app *a, const char *id, int seat, const char *to, long long s
 	log_event("game %s: %s gave %s %s via %s", id, g.rules->seat_names[seat], g.rules->seat_names[k], said,
 		  channel);
 out:
-	db_rollback(a->db);
+	db_rollback(app_db(a));
 	game_loaded_free(&g);
 	return r;
 }
@@ -169,14 +169,14 @@ int game_remind(app *a, const char *id, int seat, long long now, int *sent, app_
 		/* The last reminder makes the day's one pointless: each goes at most once a deadline. */
 		g.clock->seats[seat].reminded |= due == DB_CLOCK_REMINDED_LAST ?
 			DB_CLOCK_REMINDED_LAST | DB_CLOCK_REMINDED_DAY : due;
-		if ((r = db_clock_save(a->db, id, g.clock, &de)) == 0 && (r = notify_reminder(a, &g, seat, &de)) == 0)
-			r = db_commit(a->db, &de);
+		if ((r = db_clock_save(app_db(a), id, g.clock, &de)) == 0 && (r = notify_reminder(a, &g, seat, &de)) == 0)
+			r = db_commit(app_db(a), &de);
 		if (r)
 			r = app_storage_fail(err, &de);
 		else
 			*sent = 1;
 	}
-	db_rollback(a->db);
+	db_rollback(app_db(a));
 	game_loaded_free(&g);
 	return r;
 }

@@ -92,16 +92,16 @@ static int limit_creation(app *a, const char *client, const game_seat_in *seats,
 	any &= a->mail != NULL;
 	if (!client || (!any && !a->games_per_hour))
 		return 0;
-	if ((r = db_begin(a->db, &de)))
+	if ((r = db_begin(app_db(a), &de)))
 		return app_storage_fail(err, &de);
 	if (a->games_per_hour) {
 		key = xasprintf("games-client:%s", client);
-		r = db_rate_hit(a->db, key, now, LIMIT_RATE_WINDOW_S, (int)a->games_per_hour, &games_ok, &de);
+		r = db_rate_hit(app_db(a), key, now, LIMIT_RATE_WINDOW_S, (int)a->games_per_hour, &games_ok, &de);
 		free(key);
 	}
 	if (!r && any) {
 		key = xasprintf("invite-client:%s", client);
-		r = db_rate_hit(a->db, key, now, LIMIT_RATE_WINDOW_S, LIMIT_INVITING_GAMES_PER_HOUR, &ok, &de);
+		r = db_rate_hit(app_db(a), key, now, LIMIT_RATE_WINDOW_S, LIMIT_INVITING_GAMES_PER_HOUR, &ok, &de);
 		free(key);
 		allowed &= ok;
 	}
@@ -112,14 +112,14 @@ static int limit_creation(app *a, const char *client, const game_seat_in *seats,
 		/* Addresses differ in case only in the rarest of set-ups: count them as one. */
 		for (char *p = key; *p; p++)
 			*p = (char)tolower((unsigned char)*p);
-		r = db_rate_hit(a->db, key, now, LIMIT_RATE_WINDOW_S, LIMIT_INVITATIONS_PER_HOUR, &ok, &de);
+		r = db_rate_hit(app_db(a), key, now, LIMIT_RATE_WINDOW_S, LIMIT_INVITATIONS_PER_HOUR, &ok, &de);
 		free(key);
 		allowed &= ok;
 	}
 	if (!r)
-		r = db_commit(a->db, &de);
+		r = db_commit(app_db(a), &de);
 	if (r) {
-		db_rollback(a->db);
+		db_rollback(app_db(a));
 		return app_storage_fail(err, &de);
 	}
 	if (!games_ok)
@@ -192,7 +192,7 @@ static int insert_clock(app *a, const char *id, const game_clock_in *in, int nse
 		return 0;
 	clock_init(&c, in->type, in->base_s, in->increment_s, in->max_s, nseats);
 	clock_sync(&c, turn, 0, (long long)time(NULL));
-	return db_clock_insert(a->db, id, &c, de);
+	return db_clock_insert(app_db(a), id, &c, de);
 }
 
 int game_create_timed(app *a, const char *client, const char *variant, const game_seat_in *seats, int nseats,
@@ -245,17 +245,17 @@ int game_create_timed(app *a, const char *client, const char *variant, const gam
 	for (int attempt = 0; attempt < 5; attempt++) {
 		new_game_id(out->id);
 		g.id = out->id;
-		if ((r = db_begin(a->db, &de)))
+		if ((r = db_begin(app_db(a), &de)))
 			break;
-		r = db_game_insert(a->db, &g, (const unsigned char (*)[DB_HASH_BYTES])hashes, &de);
+		r = db_game_insert(app_db(a), &g, (const unsigned char (*)[DB_HASH_BYTES])hashes, &de);
 		if (!r)
 			r = insert_clock(a, out->id, clock, nseats, rg->turn(pos), &de);
 		if (!r)
 			r = queue_invitations(a, out, &de);
 		if (!r)
-			r = db_commit(a->db, &de);
+			r = db_commit(app_db(a), &de);
 		else
-			db_rollback(a->db);
+			db_rollback(app_db(a));
 		if (r != DB_E_CONFLICT)
 			break;
 	}

@@ -55,7 +55,7 @@ static int canonical_at(app *a, const game_loaded *g, int ply, int seat, const c
 	if (ply == 0) {
 		r = g->rules->deserialize(g->rec->start_position, &pos, &re);
 	} else {
-		if (db_move_get(a->db, g->rec->id, ply - 1, &prev, &de))
+		if (db_move_get(app_db(a), g->rec->id, ply - 1, &prev, &de))
 			return -1;
 		r = g->rules->deserialize(prev.position_after, &pos, &re);
 		db_move_clear(&prev);
@@ -76,7 +76,7 @@ static int answer_duplicate(app *a, game_loaded *g, int ply, int seat, const cha
 	char canon[RULES_TEXT_MAX];
 	db_move m;
 	db_error de;
-	int r = db_move_get(a->db, g->rec->id, ply, &m, &de);
+	int r = db_move_get(app_db(a), g->rec->id, ply, &m, &de);
 
 	if (r == DB_E_NOTFOUND)
 		return app_fail(err, E_STALE, "the game is at ply %d, not %d", g->rec->ply, ply);
@@ -131,7 +131,7 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 	memcpy(line, text, len);
 	line[len] = 0;
 	text = line;
-	if ((r = db_begin(a->db, &de)))
+	if ((r = db_begin(app_db(a), &de)))
 		return app_storage_fail(err, &de);
 	if ((r = game_load(a, id, &g, err)))
 		goto out;
@@ -184,7 +184,7 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 		r = change_commit_move(a, &g, out, channel, err);
 out:
 	/* A refused move, and the answer to a repeated one, changed nothing. */
-	db_rollback(a->db);
+	db_rollback(app_db(a));
 	if (!r && after)
 		*after = g;
 	else

@@ -1,0 +1,56 @@
+/* db_changes.c - which games a connection's writes touched, for whoever follows them live. */
+#include "db.h"
+#include "db_internal.h"
+#include "xalloc.h"
+
+#include <string.h>
+
+/*
+ * The update hook sees every row written, triggers' writes included; the
+ * version triggers (migration 0012) update the game's row for every change
+ * to what a view shows, so a write to a game's row is the sign to follow.
+ * It may name a game whose change was then rolled back: the caller compares
+ * versions.
+ */
+static void on_update(void *arg, int op, const char *dbname, const char *table, sqlite3_int64 rowid)
+{
+	db *d = arg;
+	(void)op;
+	(void)dbname;
+
+	if (strcmp(table, "games") != 0)
+		return;
+	for (size_t i = 0; i < d->nchanged; i++)
+		if (d->changed[i] == rowid)
+			return;
+	if (d->nchanged == d->changed_cap) {
+		d->changed_cap = d->changed_cap ? 2 * d->changed_cap : 16;
+		d->changed = xrealloc(d->changed, d->changed_cap * sizeof *d->changed);
+	}
+	d->changed[d->nchanged++] = rowid;
+}
+
+void db_watch_changes(db *d)
+{
+	sqlite3_update_hook(d->conn, on_update, d);
+}
+
+int db_changed_games(db *d, db_changed_fn fn, void *ctx, db_error *err)
+{
+	sqlite3_stmt *st;
+	int r = 0;
+
+	if (d->nchanged == 0)
+		return 0;
+	r = dbi_prepare(d, "SELECT id, version FROM games WHERE rowid = ?1", &st, err);
+	for (size_t i = 0; !r && i < d->nchanged; i++) {
+		sqlite3_bind_int64(st, 1, d->changed[i]);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			fn(ctx, (const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1));
+		sqlite3_reset(st);
+	}
+	if (!r)
+		dbi_finish(d, st);
+	d->nchanged = 0;
+	return r;
+}
