@@ -106,6 +106,51 @@ out:
 		reply_err(req, res, &err);
 }
 
+/* An answer holding a view of a game already loaded: made after the change is durable (http_reply_later). */
+struct game_answer {
+	int status;
+	json_t *head;          /* the answer's other members, or NULL: the view is the answer */
+	const char *member;    /* the view's member in head */
+	game_loaded g;
+	int seat;
+};
+
+static void game_answer_render(void *arg, http_response *res)
+{
+	struct game_answer *a = arg;
+	json_t *view = view_game(&a->g, a->seat);
+
+	if (a->head) {
+		json_object_set_new(a->head, a->member, view);
+		view = json_incref(a->head);
+	}
+	http_reply_json(res, a->status, view);
+}
+
+static void game_answer_drop(void *arg)
+{
+	struct game_answer *a = arg;
+
+	json_decref(a->head);
+	game_loaded_free(&a->g);
+	free(a);
+}
+
+/* Answer head (stolen; NULL: the view alone) with the view of *g as seat under member; takes *g. */
+static void reply_with_game(http_response *res, int status, json_t *head, const char *member, game_loaded *g,
+			    int seat)
+{
+	struct game_answer *a = xmalloc(sizeof *a);
+
+	a->status = status;
+	a->head = head;
+	a->member = member;
+	a->g = *g;
+	a->seat = seat;
+	memset(g, 0, sizeof *g);
+	http_reply_later(res, status, game_answer_render, game_answer_drop, a);
+}
+
 void api_get_game(http_request *req, http_response *res)
 {
 	game_loaded g;
@@ -169,11 +214,9 @@ void api_post_move(http_request *req, http_response *res)
 	json_t *dice = json_array();
 	for (int i = 0; i < done.nrolls; i++)
 		json_array_append_new(dice, json_integer(done.rolls[i]));
-	http_reply_json(res, done.duplicate ? 200 : 201, json_pack("{s:i, s:s, s:s, s:s, s:o, s:b, s:o}",
+	reply_with_game(res, done.duplicate ? 200 : 201, json_pack("{s:i, s:s, s:s, s:s, s:o, s:b}",
 		"ply", done.ply, "seat", g.rules->seat_names[done.seat], "move", done.move,
-		"note", done.note, "dice", dice, "duplicate", done.duplicate,
-		"game", view_game(&g, req->auth_seat)));
-	game_loaded_free(&g);
+		"note", done.note, "dice", dice, "duplicate", done.duplicate), "game", &g, req->auth_seat);
 out:
 	json_decref(body);
 	if (err.code)
@@ -204,8 +247,7 @@ static void reply_state(http_request *req, http_response *res)
 
 	if (game_load(req->app, req->params[0], &g, &err))
 		return reply_err(req, res, &err);
-	http_reply_json(res, 200, view_game(&g, req->auth_seat));
-	game_loaded_free(&g);
+	reply_with_game(res, 200, NULL, NULL, &g, req->auth_seat);
 }
 
 void api_resign(http_request *req, http_response *res)

@@ -153,8 +153,19 @@ const char *http_header(http_request *req, const char *name)
 	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
 }
 
+/* Forget an answer to be finished later, without finishing it. */
+static void drop_later(http_response *res)
+{
+	if (res->drop)
+		res->drop(res->render_arg);
+	res->render = NULL;
+	res->drop = NULL;
+	res->render_arg = NULL;
+}
+
 void http_reply(http_response *res, int status, const char *content_type, char *body, size_t len)
 {
+	drop_later(res);
 	free(res->body);
 	res->status = status;
 	res->content_type = content_type;
@@ -162,14 +173,63 @@ void http_reply(http_response *res, int status, const char *content_type, char *
 	res->len = len;
 }
 
-void http_reply_json(http_response *res, int status, json_t *value)
+void http_reply_later(http_response *res, int status, void (*render)(void *arg, http_response *res),
+		      void (*drop)(void *arg), void *arg)
 {
-	char *s = json_dumps(value, JSON_COMPACT | JSON_ENSURE_ASCII);
+	http_reply(res, status, NULL, NULL, 0);
+	res->render = render;
+	res->drop = drop;
+	res->render_arg = arg;
+}
 
-	json_decref(value);
+/* Finish an answer made with http_reply_later (a render may itself answer later: JSON). */
+static void finish_later(http_response *res)
+{
+	while (res->render) {
+		void (*render)(void *, http_response *) = res->render;
+		void (*drop)(void *) = res->drop;
+		void *arg = res->render_arg;
+
+		res->render = NULL;
+		res->drop = NULL;
+		res->render_arg = NULL;
+		render(arg, res);
+		if (drop)
+			drop(arg);
+	}
+}
+
+struct json_later {
+	int status;
+	json_t *value;
+};
+
+static void json_render(void *arg, http_response *res)
+{
+	struct json_later *j = arg;
+	char *s = json_dumps(j->value, JSON_COMPACT | JSON_ENSURE_ASCII);
+
 	if (!s)
 		abort();
-	http_reply(res, status, "application/json", s, strlen(s));
+	http_reply(res, j->status, "application/json", s, strlen(s));
+}
+
+static void json_drop(void *arg)
+{
+	struct json_later *j = arg;
+
+	json_decref(j->value);
+	free(j);
+}
+
+void http_reply_json(http_response *res, int status, json_t *value)
+{
+	struct json_later *j = xmalloc(sizeof *j);
+
+	/* Serializing waits until the change is durable and the writer is free. */
+	j->status = status;
+	j->value = value;
+	http_reply_later(res, status, json_render, json_drop, j);
 }
 
 void http_redirect(http_response *res, const char *location)
@@ -552,6 +612,7 @@ static enum MHD_Result send_response(struct pending *pd, http_response *res)
 	enum MHD_Result ok;
 
 	watch_mark(pd->srv, pd->req.conn, 0);
+	finish_later(res);
 	r = MHD_create_response_from_buffer(res->len, res->body, MHD_RESPMEM_MUST_FREE);
 	res->body = NULL;
 	add_common_headers(r, res);
@@ -636,13 +697,14 @@ static void handle(http_request *req, http_response *res)
 	}
 	res->status = 200;
 	req->route->handler(req, res);
-	if (!res->body)
+	if (!res->body && !res->render)
 		http_reply(res, res->status ? res->status : 204, "text/plain", xstrdup(""), 0);
 }
 
 /* Forget an answer made by a run of a change that is being run again or was lost. */
 static void clear_answer(http_response *res)
 {
+	drop_later(res);
 	free(res->body);
 	free(res->location);
 	free(res->set_cookie);

@@ -56,6 +56,10 @@ struct http_response {
 	const char *allow;               /* for 405 */
 	char *set_cookie;                /* malloc'd Set-Cookie value, or NULL */
 	int code;                        /* the app_code of an error answer, for the log */
+	/* An answer finished later (http_reply_later): render fills the rest, drop frees arg. */
+	void (*render)(void *arg, http_response *res);
+	void (*drop)(void *arg);
+	void *render_arg;
 };
 
 /*
@@ -115,6 +119,17 @@ const char *http_header(http_request *req, const char *name);
 void http_reply(http_response *res, int status, const char *content_type, char *body, size_t len);
 void http_reply_json(http_response *res, int status, json_t *value);   /* steals value */
 void http_redirect(http_response *res, const char *location);          /* 303 See Other */
+
+/*
+ * An answer whose making needs no database and no lock (serializing JSON,
+ * rendering a template, a view of a game already loaded): render(arg, res)
+ * runs after the handler returns, and for a change only once the change is
+ * durable, on the request's polling thread while the writer goes on with
+ * the next group. It fills res with the replies above. drop(arg) frees arg,
+ * whether render ran or not (the change may be lost, or run again).
+ */
+void http_reply_later(http_response *res, int status, void (*render)(void *arg, http_response *res),
+		      void (*drop)(void *arg), void *arg);
 
 /* An error answer for code, as JSON or as the HTML error page per the route. */
 void http_reply_error(http_request *req, http_response *res, int code, const char *message);

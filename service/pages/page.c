@@ -10,23 +10,47 @@
 #include <string.h>
 #include <strings.h>
 
-void page_render(http_request *req, http_response *res, int status, const char *name, json_t *model)
-{
-	tmpl_error te;
-	char *html;
+struct page_later {
+	int status;
+	char *name;
+	json_t *model;
+};
 
-	json_object_set_new(model, "version", json_string(ROOKERY_VERSION));
-	html = tmpl_render(name, model, &te);
-	json_decref(model);
+static void page_later_render(void *arg, http_response *res)
+{
+	struct page_later *p = arg;
+	tmpl_error te;
+	char *html = tmpl_render(p->name, p->model, &te);
+
 	if (!html) {
 		/* A broken template is our bug; say so plainly without recursing into templates. */
-		(void)req;
-		http_reply(res, 500, "text/plain; charset=utf-8",
-			   xasprintf("internal error: template %s: %s\n", name, te.message), 0);
-		res->len = strlen(res->body);
+		char *msg = xasprintf("internal error: template %s: %s\n", p->name, te.message);
+		http_reply(res, 500, "text/plain; charset=utf-8", msg, strlen(msg));
 		return;
 	}
-	http_reply(res, status, "text/html; charset=utf-8", html, strlen(html));
+	http_reply(res, p->status, "text/html; charset=utf-8", html, strlen(html));
+}
+
+static void page_later_drop(void *arg)
+{
+	struct page_later *p = arg;
+
+	json_decref(p->model);
+	free(p->name);
+	free(p);
+}
+
+void page_render(http_request *req, http_response *res, int status, const char *name, json_t *model)
+{
+	struct page_later *p = xmalloc(sizeof *p);
+
+	(void)req;
+	json_object_set_new(model, "version", json_string(ROOKERY_VERSION));
+	/* Rendering needs no database: it waits until a change is durable and the writer is free. */
+	p->status = status;
+	p->name = xstrdup(name);   /* the caller's name may be on its stack */
+	p->model = model;
+	http_reply_later(res, status, page_later_render, page_later_drop, p);
 }
 
 void page_error(http_request *req, http_response *res, int code, const char *message)
