@@ -83,10 +83,13 @@ class Game:
                            token=self.tokens[self.seat(ply)], conn=conn)
 
 
-def new_games(d, n):
+def new_games(d, n, mail=False):
+    """n new games; with mail, every other one invites its players by mail (the delivery
+    worker then writes to the maildir while the moves go on)."""
     games = []
     for i in range(n):
-        gid, tokens, _ = d.create_game()
+        emails = (f"s{i}.{d.port}@example.org", f"n{i}.{d.port}@example.org") if mail and i % 2 else (None, None)
+        gid, tokens, _ = d.create_game(emails=emails)
         games.append(Game(d, gid, tokens, i))
     return games
 
@@ -172,11 +175,12 @@ class StoredCheck:
 
 
 class ConcurrencyTests(StoredCheck, DaemonCase):
-    daemon_args = ("--games-per-hour", "0")
+    # The sweeper runs every second beside the requests.
+    daemon_args = ("--games-per-hour", "0", "--sweep-seconds", "1")
 
     def test_many_games_at_once(self):
         """32 games, a thread per player, every move answered 201 once and stored once."""
-        games, plies = new_games(self.d, 32), 16
+        games, plies = new_games(self.d, 32, mail=True), 16
         start = threading.Barrier(len(games) * 2)
         t0 = time.monotonic()
         errors = run_threads([lambda g=g, s=s: player(g, s, plies, start, resend_every=5)
@@ -188,6 +192,10 @@ class ConcurrencyTests(StoredCheck, DaemonCase):
             self.assertEqual(g.acked, [SHUFFLE[p % 4] for p in range(plies)])
             self.assertEqual(pub["position"]["board"], BOARDS[plies % 4])
         self.assertStoredOnce(self.d, games)
+        deadline = time.monotonic() + 30
+        while len(self.d.maildir_mails()) < len(games) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.assertEqual(len(self.d.maildir_mails()), len(games), "an invitation of each player of the games with mail")
         print(f"\n{len(games) * plies} moves in {len(games)} games in {time.monotonic() - t0:.1f}s",
               file=sys.stderr)
 
