@@ -17,12 +17,15 @@ a group (one transaction, a savepoint each).
   - reads while moves are applied: every GET answers 200 with a board that is its ply's, a
     ply between what was acknowledged before it and what was sent before its answer, never
     going back;
+  - SIGTERM while many moves are in flight: the daemon stops cleanly and every acknowledged
+    move is stored;
   - the disk fails (tests/api/faultvfs.c) while many moves are in flight: every move answered
     201 is stored, before and after a restart; every move answered with an error is not (it is
     taken as new afterwards); the daemon serves on once the fault is lifted.
 
 Python standard library only.
 """
+import http.client
 import os
 import random
 import sqlite3
@@ -358,6 +361,49 @@ class ConcurrencyTests(StoredCheck, DaemonCase):
         self.assertEqual(len(reads), 4)
         self.assertGreater(min(reads), 0, "a reader read nothing while the moves went on")
         print(f"\n{sum(reads)} reads beside {len(games) * plies} moves", file=sys.stderr)
+
+
+class StopTests(StoredCheck, unittest.TestCase):
+    """SIGTERM while many moves are in flight: a clean stop that keeps every acknowledged move."""
+
+    def test_stop_while_moving(self):
+        d = daemon.Daemon("--games-per-hour", "0")
+        self.addCleanup(d.cleanup)
+        d.start()
+        games = new_games(d, 32)
+        moving = threading.Barrier(len(games) + 1)
+        last_ply = daemon.LIMITS["LIMIT_PLIES"] * 3 // 4      # a game is drawn at LIMIT_PLIES
+
+        def mover(g):
+            conn = g.connect()
+            try:
+                moving.wait()
+                for ply in range(last_ply):
+                    r = g.move(conn, SHUFFLE[ply % 4], ply)
+                    if r.status != 201:
+                        # The daemon stopping refuses new changes; nothing else may fail.
+                        if r.status != 503 or r.json()["error"]["code"] != "unavailable":
+                            raise AssertionError(f"game {g.gid} ply {ply}: {r}")
+                        return
+                    g.acked.append(r.json()["move"])
+            except (OSError, http.client.HTTPException):
+                pass                # the daemon closed the connection: that move was not acknowledged
+            finally:
+                conn.close()
+
+        def stopper():
+            moving.wait()
+            time.sleep(0.3)
+            d.stop()                # clean exit, no sanitizer report
+
+        errors = run_threads([lambda g=g: mover(g) for g in games] + [stopper])
+        self.assertEqual(errors, [])
+        self.assertGreater(sum(len(g.acked) for g in games), len(games))
+        self.assertStoredOnce(d, games)
+        d.start()
+        for g in games:
+            self.assertServedAsAcked(d, g)
+        d.stop()
 
 
 class DiskFailureTests(StoredCheck, unittest.TestCase):
