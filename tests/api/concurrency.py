@@ -37,10 +37,10 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness import daemon  # noqa: E402
 from harness.daemon import DaemonCase  # noqa: E402
-from harness.fault import FaultDaemon  # noqa: E402
+from harness.fault import FaultDaemon, vfs_argument as fault_vfs_argument  # noqa: E402
 from harness.nchess import SHUFFLE, START_BOARD  # noqa: E402
 
-FAULTVFS = os.environ.get("ROOKERY_FAULTVFS", "")
+FAULTVFS = ""                      # the fault VFS (faultvfs.c), from the command line
 SEATS = ("South", "North")
 SOURCES = [f"127.0.0.{i}" for i in range(2, 10)]      # local addresses the clients connect from
 JOIN_TIMEOUT = 300
@@ -485,8 +485,5 @@ class DiskFailureTests(StoredCheck, unittest.TestCase):
 
 
 if __name__ == "__main__":
-    paths = daemon.arguments(__doc__, 2)
-    FAULTVFS = paths[1] if len(paths) > 1 else FAULTVFS
-    if not FAULTVFS:
-        sys.exit("usage: concurrency.py path/to/rookery path/to/libfaultvfs.so")
+    FAULTVFS = fault_vfs_argument(__doc__)
     sys.exit(daemon.run_tests())

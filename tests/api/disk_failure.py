@@ -44,10 +44,10 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness import daemon  # noqa: E402
-from harness.fault import FaultDaemon  # noqa: E402
+from harness.fault import FaultDaemon, vfs_argument as fault_vfs_argument  # noqa: E402
 from harness.pages import hidden_fields  # noqa: E402
 
-FAULTVFS = os.environ.get("ROOKERY_FAULTVFS", "")
+FAULTVFS = ""                      # the fault VFS (faultvfs.c), from the command line
 CYCLES = 20
 LONG_CYCLES = (4, 11, 17)          # cycles whose fault lasts a long stretch of requests
 LONG_STRETCH = 60
@@ -393,8 +393,5 @@ class DiskFailureTests(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    paths = daemon.arguments(__doc__, 2)
-    FAULTVFS = paths[1] if len(paths) > 1 else FAULTVFS
-    if not FAULTVFS:
-        sys.exit("usage: disk_failure.py path/to/rookery path/to/libfaultvfs.so")
+    FAULTVFS = fault_vfs_argument(__doc__)
     sys.exit(daemon.run_tests())

@@ -4,6 +4,7 @@ writes and syncs while a trigger file exists (see faultvfs.c for the trigger's w
 Python standard library only.
 """
 import os
+import sys
 
 from harness import daemon
 
@@ -53,3 +54,13 @@ class FaultDaemon(daemon.Daemon):
 
     def alive(self):
         return self.proc.poll() is None
+
+
+def vfs_argument(doc):
+    """Take the test script's arguments (daemon.arguments): the rookery binary, then the fault
+    VFS's path (else $ROOKERY_FAULTVFS), which is returned; without one, exit with doc."""
+    paths = daemon.arguments(doc, 2)
+    vfs = paths[1] if len(paths) > 1 else os.environ.get("ROOKERY_FAULTVFS", "")
+    if not vfs:
+        sys.exit(doc.strip())
+    return vfs
