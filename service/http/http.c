@@ -42,6 +42,8 @@ struct http_server {
 	app *app;
 	const http_site *site;
 	atomic_int in_flight;        /* requests begun and not yet completed */
+	atomic_int waiting;          /* changes suspended for the writer, not yet resumed */
+	atomic_int stopping;         /* http_stop began: changes are refused, connections close */
 	pthread_mutex_t watch_lock;  /* the list, and the sockets in it staying open */
 	pthread_cond_t watch_wake;
 	struct watch *watches;
@@ -618,6 +620,8 @@ static enum MHD_Result send_response(struct pending *pd, http_response *res)
 	r = MHD_create_response_from_buffer(res->len, res->body, MHD_RESPMEM_MUST_FREE);
 	res->body = NULL;
 	add_common_headers(r, res);
+	if (atomic_load(&pd->srv->stopping))
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 	ok = MHD_queue_response(pd->req.conn, (unsigned)res->status, r);
 	MHD_destroy_response(r);
 	pd->status = res->status;
@@ -740,6 +744,7 @@ static void free_pending(struct pending *pd);
 static void change_finish(void *arg)
 {
 	struct pending *pd = arg;
+	http_server *srv = pd->srv;
 
 	/* A server stopped past its grace closed the connection meanwhile: the request is ours to free. */
 	if (atomic_exchange(&pd->job_state, JOB_ANSWERED) == JOB_ORPHANED) {
@@ -747,6 +752,8 @@ static void change_finish(void *arg)
 		return;
 	}
 	MHD_resume_connection(pd->req.conn);
+	/* pd may be gone from here on: the polling thread answers and frees it. */
+	atomic_fetch_sub(&srv->waiting, 1);
 }
 
 /* A request that only reads: on a reading connection of its own, in one snapshot. */
@@ -790,6 +797,13 @@ static enum MHD_Result dispatch(struct pending *pd)
 	if (a->writer) {
 		/* The connection rests until the commit holding the change is durable;
 		 * change_finish wakes it and on_request sends the answer. */
+		/* Counted before looking at stopping, which http_stop sets before it waits for
+		 * the count to fall to 0: one of the two sees the other. */
+		atomic_fetch_add(&pd->srv->waiting, 1);
+		if (atomic_load(&pd->srv->stopping)) {
+			atomic_fetch_sub(&pd->srv->waiting, 1);
+			return send_error(pd, E_UNAVAILABLE, "the server is stopping; try again in a moment");
+		}
 		pd->job = (group_job){.run = change_run, .lost = change_lost, .finish = change_finish, .arg = pd};
 		pd->waiting = 1;
 		atomic_store(&pd->job_state, JOB_QUEUED);
@@ -1045,8 +1059,14 @@ void http_stop(http_server *s, int grace_s)
 	if (!s)
 		return;
 	MHD_quiesce_daemon(s->daemon);
-	/* Let requests already begun finish; idle keep-alive connections just close. */
+	/* Let requests already begun finish; new changes are refused, and every answer
+	 * closes its connection, so that keep-alive clients go too. */
+	atomic_store(&s->stopping, 1);
 	for (int i = 0; i < grace_s * 1000 / LIMIT_SHUTDOWN_POLL_MS && atomic_load(&s->in_flight) > 0; i++)
+		usleep(LIMIT_SHUTDOWN_POLL_MS * 1000);
+	/* libmicrohttpd cannot stop with a connection suspended: every change handed to the
+	 * writer is answered first (the writer finishes each, committed or lost). */
+	while (atomic_load(&s->waiting) > 0)
 		usleep(LIMIT_SHUTDOWN_POLL_MS * 1000);
 	MHD_stop_daemon(s->daemon);
 	pthread_mutex_lock(&s->watch_lock);

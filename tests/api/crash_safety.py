@@ -7,8 +7,17 @@ Each round starts the daemon on the same database, streams moves of several game
 a few threads, kills the daemon with SIGKILL after a random delay, and restarts it. Then every move
 the server acknowledged (201 or a duplicate 200) must be in its game's move list, each game's
 stored position must be the one its last move left (nothing half-applied), and
-PRAGMA integrity_check must pass. Python standard library only.
+PRAGMA integrity_check must pass.
+
+test_sigkill_during_group_commits does the same with many more clients at once: a thread for
+each of 32 games sends its moves back to back (knights stepping out and back, so that no move
+needs a look at the game first), so that the writer applies them in groups under one commit
+each when the kill strikes. In a sanitizer build no run of the daemon, killed or not, may have
+reported an error.
+
+Python standard library only.
 """
+import http.client
 import os
 import random
 import sqlite3
@@ -19,10 +28,14 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness import daemon  # noqa: E402
+from harness.nchess import SHUFFLE  # noqa: E402
 
 ROUNDS = 50
 GAMES = 6
 THREADS = 3
+GROUP_ROUNDS = 15
+GROUP_GAMES = 32
+SOURCES = [f"127.0.0.{i}" for i in range(2, 10)]      # local addresses the clients connect from
 
 
 class CrashSafetyTests(unittest.TestCase):
@@ -78,8 +91,62 @@ class CrashSafetyTests(unittest.TestCase):
                     self.assertEqual(stored.get(ply), move, f"round {rnd_no}: game {gid} lost ply {ply}")
             total = sum(len(a) for a in acked.values())
         d.stop()
+        self.assertEqual(d.sanitizer_reports(), [])
         print(f"\n{ROUNDS} kills, {total} acknowledged moves, none lost", file=sys.stderr)
         self.assertGreater(total, ROUNDS)
+
+    def test_sigkill_during_group_commits(self):
+        rnd = random.Random(20261703)
+        d = daemon.Daemon("--games-per-hour", "0")
+        self.addCleanup(d.cleanup)
+        d.start()
+        games = [d.create_game()[:2] for _ in range(GROUP_GAMES)]
+        acked = {gid: {} for gid, _ in games}      # game -> ply -> canonical move acknowledged
+        seats = ("South", "North")
+        errors = []
+        # A game is drawn at LIMIT_PLIES: stop well before, however fast the machine.
+        last_ply = daemon.LIMITS["LIMIT_PLIES"] * 3 // 4
+
+        def mover(i, first_ply):
+            gid, tokens = games[i]
+            conn = d.connect(SOURCES[i % len(SOURCES)])
+            try:
+                for ply in range(first_ply, last_ply):
+                    r = d.request("POST", f"/api/games/{gid}/moves", {"move": SHUFFLE[ply % 4], "ply": ply},
+                                  token=tokens[seats[ply % 2]], conn=conn)
+                    if r.status not in (200, 201):
+                        errors.append(f"game {gid} ply {ply}: {r}")
+                        return
+                    acked[gid][ply] = r.json()["move"]      # one thread a game: no lock needed
+            except (OSError, http.client.HTTPException):
+                pass                                         # the daemon is gone: unacknowledged
+            finally:
+                conn.close()
+
+        for rnd_no in range(GROUP_ROUNDS):
+            plies = [d.game(gid)["ply"] for gid, _ in games]
+            threads = [threading.Thread(target=mover, args=(i, plies[i])) for i in range(GROUP_GAMES)]
+            for t in threads:
+                t.start()
+            time.sleep(rnd.uniform(0.05, 0.4))
+            d.proc.kill()
+            d.proc.wait()
+            for t in threads:
+                t.join(30)
+            self.assertFalse(any(t.is_alive() for t in threads))
+            self.assertEqual(errors, [])
+            self.check_database(d.db, acked)
+            d.start()
+            for gid, _ in games:
+                stored = {m["ply"]: m["move"] for m in d.all_moves(gid)}
+                for ply, move in acked[gid].items():
+                    self.assertEqual(stored.get(ply), move, f"round {rnd_no}: game {gid} lost ply {ply}")
+        d.stop()
+        self.assertEqual(d.sanitizer_reports(), [])
+        total = sum(len(a) for a in acked.values())
+        print(f"\n{GROUP_ROUNDS} kills during group commits, {total} acknowledged moves in {GROUP_GAMES} "
+              f"games, none lost", file=sys.stderr)
+        self.assertGreater(total, GROUP_ROUNDS * GROUP_GAMES)
 
     def check_database(self, path, acked):
         """Integrity, and every game's position is the one its last stored move left."""

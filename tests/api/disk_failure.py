@@ -44,9 +44,10 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness import daemon  # noqa: E402
+from harness.fault import FaultDaemon, vfs_argument as fault_vfs_argument  # noqa: E402
 from harness.pages import hidden_fields  # noqa: E402
 
-FAULTVFS = os.environ.get("ROOKERY_FAULTVFS", "")
+FAULTVFS = ""                      # the fault VFS (faultvfs.c), from the command line
 CYCLES = 20
 LONG_CYCLES = (4, 11, 17)          # cycles whose fault lasts a long stretch of requests
 LONG_STRETCH = 60
@@ -54,61 +55,6 @@ CHECKPOINT_MOVES_MAX = 3000
 STOP_CYCLE = 9                     # the daemon is stopped while this cycle's fault is on
 VARIANTS = ("nchess", "nchess", "conversion-chess", "complex-allegiance", "civil-war")
 SERVER_ERRORS = {500: "internal", 503: "unavailable"}
-
-
-class FaultDaemon(daemon.Daemon):
-    """A daemon with the fault VFS preloaded and a trigger file in its work directory."""
-
-    def __init__(self, *extra, **kw):
-        super().__init__(*extra, **kw)
-        self.trigger = os.path.join(self.workdir, "fault-trigger")
-        self.fault_log = os.path.join(self.workdir, "fault-log")
-
-    def start(self):
-        asan = os.environ.get("ASAN_OPTIONS", "")
-        env = {
-            "LD_PRELOAD": FAULTVFS,
-            "ROOKERY_FAULT_TRIGGER": self.trigger,
-            "ROOKERY_FAULT_LOG": self.fault_log,
-            # A sanitized daemon wants its runtime first in the library list; the shim comes first.
-            "ASAN_OPTIONS": (asan + ":" if asan else "") + "verify_asan_link_order=0",
-        }
-        saved = {k: os.environ.get(k) for k in env}
-        os.environ.update(env)
-        try:
-            super().start()
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
-        assert "faultvfs: wrapping" in self.stderr(), "the fault VFS is not loaded:\n" + self.stderr()
-        return self
-
-    def fault_on(self, budget=0, words=""):
-        """Fail writes, truncates and syncs from now on, after letting budget of them through.
-
-        words narrow it (see faultvfs.c): "sync" fails only syncs, "db" only the main file's calls.
-        """
-        tmp = self.trigger + ".tmp"
-        with open(tmp, "w") as f:
-            f.write(f"{budget} {words}")
-        os.rename(tmp, self.trigger)            # atomically: the shim never sees it half-written
-
-    def fault_off(self):
-        os.unlink(self.trigger)
-
-    def faults_injected(self):
-        """The failures the shim injected so far, as (call, file) pairs."""
-        try:
-            with open(self.fault_log) as f:
-                return [tuple(line.split(None, 1)) for line in f.read().splitlines()]
-        except FileNotFoundError:
-            return []
-
-    def alive(self):
-        return self.proc.poll() is None
 
 
 class Game:
@@ -126,7 +72,7 @@ class DiskFailureTests(unittest.TestCase):
 
     def setUp(self):
         self.rnd = random.Random(20261207)
-        self.d = FaultDaemon()
+        self.d = FaultDaemon(vfs=FAULTVFS)
         self.addCleanup(self.d.cleanup)
         self.d.start()
         self.variants = {v["id"]: v for v in self.d.get("/api/variants").json()["variants"]}
@@ -447,8 +393,5 @@ class DiskFailureTests(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    paths = daemon.arguments(__doc__, 2)
-    FAULTVFS = paths[1] if len(paths) > 1 else FAULTVFS
-    if not FAULTVFS:
-        sys.exit("usage: disk_failure.py path/to/rookery path/to/libfaultvfs.so")
+    FAULTVFS = fault_vfs_argument(__doc__)
     sys.exit(daemon.run_tests())

@@ -18,7 +18,9 @@
  *                                      only these calls fail (and count for N); default all;
  *                            db, wal, journal
  *                                      only calls on the main database file, the WAL, or a
- *                                      rollback or other journal fail; default every file.
+ *                                      rollback or other journal fail; default every file;
+ *                            once      only the first call due to fail fails, the rest pass
+ *                                      (a passing fault, struck in the middle of a group).
  *                          Create it with rename() so that it never appears half-written; a
  *                          new file (another inode or time) re-arms the count.
  *   ROOKERY_FAULT_LOG      optional: a line is appended here for every failure injected
@@ -57,6 +59,8 @@ static int armed;              /* the trigger file was seen and read */
 static struct stat armed_by;   /* ... this trigger file */
 static long budget;            /* matching calls still let through before failing */
 static int calls, files;       /* which calls on which files fail */
+static int once;               /* fail one call only; spent: failed it already */
+static int spent;
 
 /* Read the trigger file's words into budget, calls and files. */
 static void read_trigger(const char *path)
@@ -65,7 +69,7 @@ static void read_trigger(const char *path)
 	ssize_t n = -1;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	budget = calls = files = 0;
+	budget = calls = files = once = spent = 0;
 	if (fd >= 0) {
 		n = read(fd, buf, sizeof buf - 1);
 		close(fd);
@@ -86,6 +90,8 @@ static void read_trigger(const char *path)
 			files |= FILE_WAL;
 		else if (!strcmp(word, "journal"))
 			files |= FILE_JOURNAL;
+		else if (!strcmp(word, "once"))
+			once = 1;
 		else
 			fprintf(stderr, "faultvfs: unknown word \"%s\" in %s\n", word, path);
 	}
@@ -142,8 +148,10 @@ static int fault_now(int call, const char *what, const struct fault_file *f)
 			fail = 0;
 		else if (budget > 0)
 			budget--;
-		else
+		else if (!spent) {
 			fail = 1;
+			spent = once;
+		}
 	}
 	pthread_mutex_unlock(&state_lock);
 	if (fail)

@@ -4,7 +4,7 @@ over HTTP, stopped and checked.
 A Daemon runs `rookery serve --port 0` in a temporary directory, reads the port from the line the
 daemon prints once it listens, and stops it with SIGTERM: the daemon must then exit 0, log
 "stopped cleanly", never log a seat token, and (in a sanitizer build) report no AddressSanitizer,
-LeakSanitizer or UBSan error. DaemonCase shares one daemon among the tests of a class.
+LeakSanitizer, UBSan or ThreadSanitizer error. DaemonCase shares one daemon among the tests of a class.
 
 A test script's entry point is main(__doc__): the first argument is the rookery binary (ROOKERY),
 the rest are unittest's options.
@@ -54,7 +54,8 @@ def read_limits(path=os.path.join(REPO, "service", "core", "limits.h")):
 
 LIMITS = read_limits()
 
-SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
+SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
+                   "WARNING: ThreadSanitizer")
 FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
 # 64 hex digits: a dice commitment or seed, a form token.
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -219,6 +220,15 @@ class Daemon:
             raise AssertionError("; ".join(problems) + "\n--- log ---\n" + log[-6000:])
         return log
 
+    def sanitizer_reports(self):
+        """The sanitizer marks found in the log of every run of this daemon, a killed one's too."""
+        found = []
+        for path in sorted(glob.glob(os.path.join(self.workdir, "stderr-*.txt"))):
+            with open(path, encoding="utf-8", errors="replace") as f:
+                log = f.read()
+            found += [f"{os.path.basename(path)}: {mark}" for mark in SANITIZER_MARKS if mark in log]
+        return found
+
     def kill(self):
         if self.proc and self.proc.poll() is None:
             self.proc.kill()
@@ -230,8 +240,11 @@ class Daemon:
 
     # ---- HTTP ----
 
-    def connect(self):
-        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=HTTP_TIMEOUT)
+    def connect(self, source=None):
+        """A connection to the daemon; from the local address source (127.0.0.2...), so that many
+        clients are not held to the connections-per-address limit of one."""
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=HTTP_TIMEOUT,
+                                          source_address=(source, 0) if source else None)
 
     def request(self, method, path, body=None, headers=None, token=None, conn=None):
         """One request; body may be a dict (sent as JSON), str, bytes or an iterable (chunked)."""
