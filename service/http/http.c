@@ -51,8 +51,6 @@ struct http_server {
 	pthread_t watchdog;
 };
 
-enum { JOB_QUEUED = 1, JOB_ANSWERED, JOB_ORPHANED };
-
 /* Per-request state, from the first call of the access handler to completion. */
 struct pending {
 	http_request req;
@@ -67,7 +65,7 @@ struct pending {
 	group_job job;
 	http_response answer;        /* what the change answered, sent once it is durable */
 	int waiting;                 /* submitted to the writer, not yet sent */
-	atomic_int job_state;        /* JOB_QUEUED, then JOB_ANSWERED by the writer or JOB_ORPHANED by a stop */
+	atomic_int answered;         /* the writer finished it: the answer may go */
 };
 
 static double now_s(void)
@@ -739,18 +737,12 @@ static void change_lost(void *arg)
 	http_reply_error(&pd->req, &pd->answer, E_INTERNAL, "the server could not store this; nothing was changed");
 }
 
-static void free_pending(struct pending *pd);
-
 static void change_finish(void *arg)
 {
 	struct pending *pd = arg;
 	http_server *srv = pd->srv;
 
-	/* A server stopped past its grace closed the connection meanwhile: the request is ours to free. */
-	if (atomic_exchange(&pd->job_state, JOB_ANSWERED) == JOB_ORPHANED) {
-		free_pending(pd);
-		return;
-	}
+	atomic_store(&pd->answered, 1);
 	MHD_resume_connection(pd->req.conn);
 	/* pd may be gone from here on: the polling thread answers and frees it. */
 	atomic_fetch_sub(&srv->waiting, 1);
@@ -806,7 +798,6 @@ static enum MHD_Result dispatch(struct pending *pd)
 		}
 		pd->job = (group_job){.run = change_run, .lost = change_lost, .finish = change_finish, .arg = pd};
 		pd->waiting = 1;
-		atomic_store(&pd->job_state, JOB_QUEUED);
 		MHD_suspend_connection(req->conn);
 		group_writer_submit(a->writer, &pd->job);
 		return MHD_YES;
@@ -876,7 +867,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 
 	if (pd->waiting) {
 		/* Woken by change_finish (or by libmicrohttpd before: keep waiting). */
-		if (atomic_load(&pd->job_state) != JOB_ANSWERED)
+		if (!atomic_load(&pd->answered))
 			return MHD_YES;
 		pd->waiting = 0;
 		return send_response(pd, &pd->answer);
@@ -928,6 +919,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return dispatch(pd);
 }
 
+/* Free a request's state, with an answer never sent (its client left while the change waited). */
+static void free_pending(struct pending *pd)
+{
+	clear_answer(&pd->answer);
+	for (int i = 0; i < pd->req.nparams; i++)
+		free(pd->req.params[i]);
+	free(pd->req.path);
+	free(pd->req.body);
+	free(pd->req.auth_game);
+	free(pd->req.auth_player);
+	free(pd);
+}
+
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			 enum MHD_RequestTerminationCode why)
 {
@@ -950,23 +954,9 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		  pd->code ? " " : "", pd->code ? app_code_name(pd->code) : "", elapsed_ms(&pd->t0),
 		  why == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
 	*con_cls = NULL;
-	/* Still queued for the writer (a stop past its grace): change_finish frees it. */
-	if (pd->waiting && atomic_exchange(&pd->job_state, JOB_ORPHANED) == JOB_QUEUED)
-		return;
 	free_pending(pd);
 }
 
-static void free_pending(struct pending *pd)
-{
-	clear_answer(&pd->answer);   /* an answer never sent: its client left while the change waited */
-	for (int i = 0; i < pd->req.nparams; i++)
-		free(pd->req.params[i]);
-	free(pd->req.path);
-	free(pd->req.body);
-	free(pd->req.auth_game);
-	free(pd->req.auth_player);
-	free(pd);
-}
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
