@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #define HTTP_MAX_PARAMS 4
+#define HTTP_ETAG_TEXT 128   /* an entity tag, quoted, with its NUL */
 
 enum http_body { BODY_NONE, BODY_JSON, BODY_FORM, BODY_RAW };   /* RAW: the handler reads any body */
 enum http_auth { AUTH_NONE, AUTH_OPTIONAL, AUTH_SEAT, AUTH_PLAYER };   /* PLAYER: a seat token or a player's API token */
@@ -56,6 +57,8 @@ struct http_response {
 	const char *allow;               /* for 405 */
 	char *set_cookie;                /* malloc'd Set-Cookie value, or NULL */
 	int code;                        /* the app_code of an error answer, for the log */
+	char etag[HTTP_ETAG_TEXT];       /* set by http_validated; "" for answers never kept (no-store) */
+	int personal;                    /* ... made for the request's credential: private */
 };
 
 /*
@@ -115,6 +118,25 @@ const char *http_header(http_request *req, const char *name);
 void http_reply(http_response *res, int status, const char *content_type, char *body, size_t len);
 void http_reply_json(http_response *res, int status, json_t *value);   /* steals value */
 void http_redirect(http_response *res, const char *location);          /* 303 See Other */
+
+/*
+ * Let caches keep the answer and ask again with If-None-Match before using
+ * it: ETag etag (quoted, as "..." or W/"..."), Cache-Control "no-cache",
+ * or "private, no-cache" when personal (the answer was made for the
+ * request's credential, which no shared cache may hand to another), and
+ * Vary: Authorization. Any other answer is sent with "no-store". An error
+ * reply after it forgets it.
+ */
+void http_validated(http_response *res, const char *etag, int personal);
+
+/*
+ * Whether the request's If-None-Match names etag (weak comparison: W/"x"
+ * matches "x"; a list matches when one of its tags does; "*" matches any).
+ */
+int http_etag_held(http_request *req, const char *etag);
+
+/* 304 Not Modified: no body; the validator set by http_validated goes with it. */
+void http_reply_not_modified(http_response *res);
 
 /* An error answer for code, as JSON or as the HTML error page per the route. */
 void http_reply_error(http_request *req, http_response *res, int code, const char *message);
