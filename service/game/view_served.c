@@ -80,7 +80,7 @@ static void game_tag(long long version, int viewer, const db_clock *clock, long 
 
 static char *dump(json_t *v, size_t *len)
 {
-	char *s = json_dumps(v, JSON_COMPACT | JSON_ENSURE_ASCII);
+	char *s = json_dumps(v, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_ENCODE_ANY);   /* the clock may be null */
 
 	if (!s)
 		abort();
@@ -171,17 +171,18 @@ json_t *view_game_cached(app *a, const game_loaded *g, int viewer)
 	size_t len;
 	json_t *o = NULL;
 
+	/* A change's answer is made from what is not committed yet: never from the cache, nor into it. */
+	if (!a->views || !app_reading())
+		return view_game(g, viewer);
 	if (view_cache_get(a->views, g->rec->id, g->rec->version, viewer, &text, &len, &meta)) {
 		o = json_loadb(text, len, 0, NULL);
 		free(text);
 	}
 	if (!o) {
 		o = view_game_timeless(g, viewer);
-		if (a->views && app_reading()) {
-			text = dump(o, &len);
-			keep(a, g, viewer, text, len);
-			free(text);
-		}
+		text = dump(o, &len);
+		keep(a, g, viewer, text, len);
+		free(text);
 	}
 	json_object_set_new(o, "clock", view_clock(g, (long long)time(NULL)));
 	return o;
