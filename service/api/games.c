@@ -123,7 +123,8 @@ void api_get_game(http_request *req, http_response *res)
 	view_served v;
 	app_error err;
 
-	if (view_serve_game(req->app, req->params[0], viewer_of(req), held, req, &v, &err))
+	if (view_serve_game(req->app, req->params[0], viewer_of(req), http_header(req, "If-None-Match") ? held : NULL,
+			    req, &v, &err))
 		return reply_err(req, res, &err);
 	if (v.text)
 		http_reply(res, 200, "application/json", v.text, v.len);

@@ -137,17 +137,19 @@ int view_serve_game(app *a, const char *id, int viewer, view_held_fn held, void 
 	if ((r = view_version(a, id, &out->version, err)))
 		return r;
 	int hit = view_cache_get(a->views, id, out->version, viewer, &text, &len, &meta);
-	if (!hit) {
+	if (!hit && held) {
 		/* The tag needs the clock alone: two indexed reads, still not the game. */
 		r = db_clock_load(app_db(a), id, &meta.clock, &de);
 		if (r && r != DB_E_NOTFOUND)
 			return app_storage_fail(err, &de);
 		meta.has_clock = r == 0;
 	}
-	game_tag(out->version, viewer, meta.has_clock ? &meta.clock : NULL, now, out->tag);
-	if (held && held(ctx, out->tag)) {
-		free(text);
-		return 0;
+	if (held) {
+		game_tag(out->version, viewer, meta.has_clock ? &meta.clock : NULL, now, out->tag);
+		if (held(ctx, out->tag)) {
+			free(text);
+			return 0;
+		}
 	}
 	if (!hit) {
 		if ((r = game_load(a, id, &g, err)))
@@ -156,9 +158,12 @@ int view_serve_game(app *a, const char *id, int viewer, view_held_fn held, void 
 		text = dump(o, &len);
 		json_decref(o);
 		keep(a, &g, viewer, text, len);
-		meta.rules = g.rules;
+		meta = (view_cache_meta){.rules = g.rules, .has_clock = g.clock != NULL};
+		if (g.clock)
+			meta.clock = *g.clock;
 		game_loaded_free(&g);
 	}
+	game_tag(out->version, viewer, meta.has_clock ? &meta.clock : NULL, now, out->tag);
 	out->text = with_clock(text, &len, &meta, now);
 	out->len = len;
 	return 0;

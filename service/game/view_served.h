@@ -44,7 +44,8 @@ typedef struct view_served {
  * now. The version is read first and the tag made from it (and the clock,
  * one more indexed read when the cache does not hold the view): when
  * held(ctx, tag) says the client has it, nothing more is read or made and
- * out->text is NULL. Else the view comes from a->views, or is made and
+ * out->text is NULL. held is NULL when the client holds nothing (no
+ * If-None-Match): the clock is then not read apart from the game. Else the view comes from a->views, or is made and
  * kept there when the thread reads committed data (app_reading). 0, or
  * an app_code with err filled.
  */
