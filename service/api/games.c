@@ -6,6 +6,7 @@
 #include "game/game.h"
 #include "pipeline/pipeline.h"
 #include "game/view.h"
+#include "game/view_served.h"
 #include "mail_out/consent.h"
 #include "xalloc.h"
 
@@ -151,15 +152,53 @@ static void reply_with_game(http_response *res, int status, json_t *head, const 
 	http_reply_later(res, status, game_answer_render, game_answer_drop, a);
 }
 
+/* The viewer a read speaks for: the seat of its token, else the public (-1). */
+static int viewer_of(const http_request *req)
+{
+	return req->auth_game ? req->auth_seat : -1;
+}
+
+static int held(void *req, const char *tag)
+{
+	return http_etag_held(req, tag);
+}
+
 void api_get_game(http_request *req, http_response *res)
 {
-	game_loaded g;
+	view_served v;
 	app_error err;
 
-	if (game_load(req->app, req->params[0], &g, &err))
+	if (view_serve_game(req->app, req->params[0], viewer_of(req), http_header(req, "If-None-Match") ? held : NULL,
+			    req, &v, &err))
 		return reply_err(req, res, &err);
-	http_reply_json(res, 200, view_game(&g, req->auth_game ? req->auth_seat : -1));
-	game_loaded_free(&g);
+	if (v.text)
+		http_reply(res, 200, "application/json", v.text, v.len);
+	else
+		http_reply_not_modified(res);
+	http_validated(res, v.tag, viewer_of(req) >= 0);
+}
+
+/*
+ * The validator of a page of moves or dice, from the version alone: 1 when
+ * the answer is made (304, or an error), 0 when the page must be made.
+ */
+static int page_validated(http_request *req, http_response *res, enum view_page_kind kind, int viewer,
+			  int *from, int *limit)
+{
+	app_error err;
+	long long version;
+	char tag[VIEW_TAG_TEXT];
+
+	if (http_page_query(req, from, limit, &err) || view_version(req->app, req->params[0], &version, &err)) {
+		reply_err(req, res, &err);
+		return 1;
+	}
+	view_page_tag(version, kind, viewer, *from, *limit, tag);
+	http_validated(res, tag, viewer >= 0);
+	if (!http_etag_held(req, tag))
+		return 0;
+	http_reply_not_modified(res);
+	return 1;
 }
 
 void api_check_move(http_request *req, http_response *res)
@@ -230,9 +269,11 @@ void api_get_moves(http_request *req, http_response *res)
 	json_t *moves;
 	int from, limit;
 
-	if (http_page_query(req, &from, &limit, &err) || game_load(req->app, req->params[0], &g, &err))
+	if (page_validated(req, res, VIEW_PAGE_MOVES, viewer_of(req), &from, &limit))
+		return;
+	if (game_load(req->app, req->params[0], &g, &err))
 		return reply_err(req, res, &err);
-	moves = view_moves(req->app, &g, req->auth_game ? req->auth_seat : -1, from, limit, &err);
+	moves = view_moves(req->app, &g, viewer_of(req), from, limit, &err);
 	game_loaded_free(&g);
 	if (!moves)
 		return reply_err(req, res, &err);
@@ -316,7 +357,10 @@ void api_get_dice(http_request *req, http_response *res)
 	json_t *d;
 	int from, limit;
 
-	if (http_page_query(req, &from, &limit, &err) || game_load(req->app, req->params[0], &g, &err))
+	/* The dice record is the same for every viewer. */
+	if (page_validated(req, res, VIEW_PAGE_DICE, -1, &from, &limit))
+		return;
+	if (game_load(req->app, req->params[0], &g, &err))
 		return reply_err(req, res, &err);
 	d = view_dice(req->app, &g, from, limit, &err);
 	game_loaded_free(&g);

@@ -20,6 +20,11 @@ void app_bind_reader(db *d)
 	thread_reader = d;
 }
 
+int app_reading(void)
+{
+	return thread_reader != NULL;
+}
+
 void app_writer_lock(app *a)
 {
 	pthread_mutex_lock(&a->lock);

@@ -11,12 +11,14 @@
 
 struct reader_pool;
 struct group_writer;
+struct view_cache;
 
 typedef struct app {
 	db *db;                                /* the one writing connection: use app_db() */
 	pthread_mutex_t lock;                  /* held while using db: the group writer, mail-in, delivery and sweeper threads share it */
 	struct reader_pool *readers;           /* reading connections for requests that only read */
 	struct group_writer *writer;           /* applies the HTTP changes in groups (group_commit.h) */
+	struct view_cache *views;              /* rendered views of games (game/view_cache.h); NULL: none kept */
 	/* Told of each game whose version moved, after the commit is durable; NULL: nobody follows. */
 	void (*game_changed)(struct app *a, const char *game_id, long long version);
 	char *base_url;                        /* "http://127.0.0.1:8080", no trailing slash */
@@ -39,6 +41,12 @@ db *app_db(app *a);
 
 /* Bind d as the calling thread's reading connection; NULL unbinds. */
 void app_bind_reader(db *d);
+
+/*
+ * Whether the calling thread reads on a reading connection: what it reads
+ * is committed, which what the writer reads in its transaction may not yet be.
+ */
+int app_reading(void);
 
 /*
  * Take and release the writing connection. Releasing tells a->game_changed

@@ -10,6 +10,7 @@
 #include "daemon/sweeper.h"
 #include "db.h"
 #include "game/game.h"
+#include "game/view_cache.h"
 #include "pipeline/pipeline.h"
 #include "http/http.h"
 #include "mail_in/mail_in.h"
@@ -83,6 +84,9 @@ static const char usage_serve[] =
 	"  --vacation-days N vacation days each player has a calendar year (UTC; default "
 	STRINGIFY(LIMIT_VACATION_DAYS) ",\n"
 	"                    0 to " STRINGIFY(LIMIT_VACATION_DAYS_MAX) ")\n"
+	"  --view-cache N    rendered game views kept in memory (default "
+	STRINGIFY(LIMIT_VIEW_CACHE_ENTRIES) "; 0 keeps none and\n"
+	"                    makes every view afresh)\n"
 	"  --demo            create a demo Nchess game at start and print its seat links\n"
 	"\n"
 	"mail options:\n"
@@ -259,6 +263,7 @@ typedef struct serving {
 	const char *address, *dbpath, *base, *smtp, *tls, *from, *domain, *maildir;
 	unsigned port, retry;
 	unsigned threads;          /* HTTP polling threads, each with a reading connection */
+	unsigned view_cache;       /* rendered views kept (--view-cache); 0: none */
 	int demo;
 	gid_t mail_group;
 	char proxy[HTTP_ADDRESS_TEXT];
@@ -324,6 +329,7 @@ static int serve_option(serving *s, int c, const char *arg)
 	case 'W': return count_option("sweep-seconds", arg, 1, LIMIT_SWEEP_INTERVAL_MAX_S, &s->a.sweep_interval_s);
 	case 'H': return count_option("games-per-hour", arg, 0, LIMIT_GAMES_PER_HOUR_MAX, &s->a.games_per_hour);
 	case 'V': return count_option("vacation-days", arg, 0, LIMIT_VACATION_DAYS_MAX, &s->a.vacation_days);
+	case 'C': return count_option("view-cache", arg, 0, LIMIT_VIEW_CACHE_ENTRIES_MAX, &s->view_cache);
 	case 'h': fputs(usage_serve, stdout); return 0;
 	default: fputs(usage_serve, stderr); return EX_USAGE;
 	}
@@ -376,6 +382,7 @@ static int serve_parse_options(serving *s, int argc, char **argv)
 		{"games-per-hour", required_argument, NULL, 'H'},
 		{"sweep-seconds", required_argument, NULL, 'W'},
 		{"vacation-days", required_argument, NULL, 'V'},
+		{"view-cache", required_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -474,6 +481,8 @@ static int serve_start_listeners(serving *s)
 		fprintf(stderr, "rookery: cannot start the writer thread\n");
 		return EXIT_FAILURE;
 	}
+	if (s->view_cache)
+		s->a.views = view_cache_new(s->view_cache, LIMIT_VIEW_CACHE_BYTES);
 	s->srv = http_start(&s->a, &routes_site, s->address, s->port, s->threads);
 	if (!s->srv)
 		return EXIT_FAILURE;
@@ -512,11 +521,25 @@ static void serve_wait(const sigset_t *set)
 		log_event("received %s, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 }
 
+/* How the view cache did, for the operator (and the tests of its bound). */
+static void serve_log_views(view_cache *c)
+{
+	view_cache_stats st;
+
+	if (!c)
+		return;
+	view_cache_stats_get(c, &st);
+	log_event("view cache: %llu hits, %llu misses, %llu stored, %llu evicted; %zu views (%zu bytes) held",
+		  st.hits, st.misses, st.stores, st.evictions, st.entries, st.bytes);
+}
+
 /* Stop whatever was started, in order, and free s; returns rc (0: a clean stop, said in the log). */
 static int serve_stop(serving *s, int rc)
 {
 	http_stop(s->srv, LIMIT_SHUTDOWN_GRACE_S);
 	group_writer_stop(s->a.writer);
+	serve_log_views(s->a.views);
+	view_cache_free(s->a.views);
 	readers_close(s->a.readers);
 	unix_server_stop(s->msock);
 	unix_server_stop(s->csock);
@@ -554,6 +577,7 @@ static int cmd_serve(int argc, char **argv)
 		.port = DEFAULT_PORT, .retry = LIMIT_MAIL_RETRY_S, .mail_group = (gid_t)-1, .lock_fd = -1,
 		.a = {.lock = PTHREAD_MUTEX_INITIALIZER, .games_per_hour = LIMIT_GAMES_PER_HOUR,
 		      .sweep_interval_s = LIMIT_SWEEP_INTERVAL_S, .vacation_days = LIMIT_VACATION_DAYS},
+		.view_cache = LIMIT_VIEW_CACHE_ENTRIES,
 	};
 	sigset_t set;
 	int rc = serve_parse_options(&s, argc, argv);

@@ -361,17 +361,21 @@ static json_t *days_json(long long s)
 
 json_t *view_clock(const game_loaded *g, long long now)
 {
-	const db_clock *c = g->clock;
+	return view_clock_of(g->rules, g->clock, now);
+}
+
+json_t *view_clock_of(const rules_game *rules, const db_clock *c, long long now)
+{
 	json_t *seats, *o;
 	char at[32], until[32];
 
 	if (!c)
 		return json_null();
 	seats = json_array();
-	for (int i = 0; i < c->nseats && i < g->rules->nseats; i++) {
+	for (int i = 0; i < c->nseats && i < rules->nseats; i++) {
 		clock_iso(c->seats[i].deadline, at);
 		clock_iso(c->seats[i].paused_until, until);
-		json_array_append_new(seats, json_pack("{s:s, s:I, s:o, s:o}", "seat", g->rules->seat_names[i],
+		json_array_append_new(seats, json_pack("{s:s, s:I, s:o, s:o}", "seat", rules->seat_names[i],
 			"remaining_s", (json_int_t)clock_remaining(c, i, now),
 			"deadline", c->seats[i].deadline ? json_string(at) : json_null(),
 			"vacation_until", c->seats[i].paused_until > now ? json_string(until) : json_null()));
@@ -385,7 +389,7 @@ json_t *view_clock(const game_loaded *g, long long now)
 	return o;
 }
 
-json_t *view_game(const game_loaded *g, int seat)
+json_t *view_game_timeless(const game_loaded *g, int seat)
 {
 	const db_game *rec = g->rec;
 	json_t *seats = json_array(), *o;
@@ -409,7 +413,7 @@ json_t *view_game(const game_loaded *g, int seat)
 	json_object_set_new(o, "draw_accepted_by", view_seat_list(g->rules, rec->draw_offer >= 0 ? rec->draw_accepts : 0));
 	json_object_set_new(o, "dice_version", json_integer(rec->dice_version));
 	json_object_set_new(o, "client_seeds_open", json_boolean(view_client_seeds_open(g)));
-	json_object_set_new(o, "clock", view_clock(g, (long long)time(NULL)));
+	json_object_set_new(o, "version", json_integer(rec->version));
 	if (rec->over) {
 		json_t *ranks = json_loads(rec->ranks ? rec->ranks : "[]", 0, NULL);
 		if (!ranks)
@@ -427,6 +431,14 @@ json_t *view_game(const game_loaded *g, int seat)
 		json_object_set_new(o, "legal_moves", texts);
 		json_object_set_new(o, "legal", options);
 	}
+	return o;
+}
+
+json_t *view_game(const game_loaded *g, int seat)
+{
+	json_t *o = view_game_timeless(g, seat);
+
+	json_object_set_new(o, "clock", view_clock(g, (long long)time(NULL)));
 	return o;
 }
 

@@ -38,13 +38,21 @@ json_t *view_seat_list(const rules_game *rules, unsigned mask);
 
 /*
  * The public state of a game: id, variant, status, ply, turn, position,
- * result, draw offer, dice commitment, version and whether client seeds are
- * still open, seats (names and client seeds). With seat >= 0
+ * result, draw offer, dice commitment and version, whether client seeds are
+ * still open, seats (names and client seeds), the game's "version", and
+ * last its "clock" (view_clock at the present time). With seat >= 0
  * (the viewer holds that seat) also "seat", "legal_moves" (texts) and
  * "legal" (the same moves as view_move_option gives them, then the moves
  * the seat may make at any time, such as alliance declarations).
  */
 json_t *view_game(const game_loaded *g, int seat);
+
+/*
+ * view_game without its "clock", the one part that changes with time: a
+ * function of the stored game alone, which a cache keeps by version
+ * (view_served.h adds the clock when it serves it).
+ */
+json_t *view_game_timeless(const game_loaded *g, int seat);
 
 /* Whether the game's seats may still set their client seeds: v2 dice, running, no roll yet. */
 int view_client_seeds_open(const game_loaded *g);
@@ -68,5 +76,8 @@ json_t *view_dice(app *a, const game_loaded *g, int from, int limit, app_error *
  * or JSON null for a game without one.
  */
 json_t *view_clock(const game_loaded *g, long long now);
+
+/* The same for a clock c of a game of these rules (NULL: JSON null). */
+json_t *view_clock_of(const rules_game *rules, const db_clock *c, long long now);
 
 #endif

@@ -241,8 +241,55 @@ void http_redirect(http_response *res, const char *location)
 	http_reply(res, 303, "text/plain; charset=utf-8", xstrdup("See Other\n"), 10);
 }
 
+void http_validated(http_response *res, const char *etag, int personal)
+{
+	snprintf(res->etag, sizeof res->etag, "%s", etag);
+	res->personal = personal;
+}
+
+/* The opaque part of a tag, "x" of "x" or W/"x", as a span of s (*n bytes); NULL when malformed. */
+static const char *opaque_tag(const char *s, size_t *n)
+{
+	const char *close;
+
+	if (s[0] == 'W' && s[1] == '/')
+		s += 2;
+	if (s[0] != '"' || !(close = strchr(s + 1, '"')))
+		return NULL;
+	*n = (size_t)(close - s) + 1;
+	return s;
+}
+
+int http_etag_held(http_request *req, const char *etag)
+{
+	const char *h = http_header(req, "If-None-Match"), *ours, *p;
+	size_t our_len, n;
+
+	if (!h || !(ours = opaque_tag(etag, &our_len)))
+		return 0;
+	for (p = h;;) {
+		p += strspn(p, " \t,");
+		if (!*p)
+			return 0;
+		if (*p == '*')
+			return 1;
+		const char *t = opaque_tag(p, &n);
+		if (!t)
+			return 0;     /* a malformed list: answer in full */
+		if (n == our_len && memcmp(t, ours, n) == 0)
+			return 1;
+		p = t + n;
+	}
+}
+
+void http_reply_not_modified(http_response *res)
+{
+	http_reply(res, 304, "application/json", xstrdup(""), 0);
+}
+
 void http_reply_error(http_request *req, http_response *res, int code, const char *message)
 {
+	res->etag[0] = 0;
 	res->code = code;
 	if (!req->route || req->route->api) {
 		json_t *e = json_pack("{s:{s:s, s:s}}", "error", "code", app_code_name(code),
@@ -494,7 +541,13 @@ static void add_common_headers(struct MHD_Response *r, const http_response *res)
 	MHD_add_response_header(r, "Referrer-Policy", "strict-origin");
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(r, "X-Frame-Options", "DENY");
-	MHD_add_response_header(r, "Cache-Control", "no-store");
+	if (res->etag[0]) {
+		MHD_add_response_header(r, "ETag", res->etag);
+		MHD_add_response_header(r, "Cache-Control", res->personal ? "private, no-cache" : "no-cache");
+		MHD_add_response_header(r, "Vary", "Authorization");
+	} else {
+		MHD_add_response_header(r, "Cache-Control", "no-store");
+	}
 	MHD_add_response_header(r, "Content-Security-Policy",
 				"default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; "
 				"form-action 'self'; frame-ancestors 'none'; base-uri 'none'");

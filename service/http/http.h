@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #define HTTP_MAX_PARAMS 4
+#define HTTP_ETAG_TEXT 128   /* an entity tag, quoted, with its NUL */
 
 enum http_body { BODY_NONE, BODY_JSON, BODY_FORM, BODY_RAW };   /* RAW: the handler reads any body */
 enum http_auth { AUTH_NONE, AUTH_OPTIONAL, AUTH_SEAT, AUTH_PLAYER };   /* PLAYER: a seat token or a player's API token */
@@ -60,6 +61,8 @@ struct http_response {
 	void (*render)(void *arg, http_response *res);
 	void (*drop)(void *arg);
 	void *render_arg;
+	char etag[HTTP_ETAG_TEXT];       /* set by http_validated; "" for answers never kept (no-store) */
+	int personal;                    /* ... made for the request's credential: private */
 };
 
 /*
@@ -130,6 +133,25 @@ void http_redirect(http_response *res, const char *location);          /* 303 Se
  */
 void http_reply_later(http_response *res, int status, void (*render)(void *arg, http_response *res),
 		      void (*drop)(void *arg), void *arg);
+
+/*
+ * Let caches keep the answer and ask again with If-None-Match before using
+ * it: ETag etag (quoted, as "..." or W/"..."), Cache-Control "no-cache",
+ * or "private, no-cache" when personal (the answer was made for the
+ * request's credential, which no shared cache may hand to another), and
+ * Vary: Authorization. Any other answer is sent with "no-store". An error
+ * reply after it forgets it.
+ */
+void http_validated(http_response *res, const char *etag, int personal);
+
+/*
+ * Whether the request's If-None-Match names etag (weak comparison: W/"x"
+ * matches "x"; a list matches when one of its tags does; "*" matches any).
+ */
+int http_etag_held(http_request *req, const char *etag);
+
+/* 304 Not Modified: no body; the validator set by http_validated goes with it. */
+void http_reply_not_modified(http_response *res);
 
 /* An error answer for code, as JSON or as the HTML error page per the route. */
 void http_reply_error(http_request *req, http_response *res, int code, const char *message);

@@ -9,6 +9,7 @@
 #include "game/game.h"
 #include "game/vacation.h"
 #include "game/view.h"
+#include "game/view_served.h"
 #include "mail_out/consent.h"
 #include "pages/board.h"
 #include "xalloc.h"
@@ -219,7 +220,7 @@ static json_t *give_targets(const game_loaded *g, int seat)
 void page_render_game(http_request *req, http_response *res, int status, const game_loaded *g,
 		      int seat, const char *token, const char *error, const char *typed)
 {
-	json_t *game = view_game(g, seat), *last, *m;
+	json_t *game = view_game_cached(req->app, g, seat), *last, *m;
 	unsigned turn = game_turn_mask(g);
 	char turn_text[160] = "";
 

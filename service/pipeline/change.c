@@ -157,6 +157,9 @@ int change_store_move(app *a, game_loaded *g, game_move_done *out, const rules_o
 		r = change_save_clock(a, g, anytime ? 0 : 1u << seat, &de);
 	if (!r)
 		r = notify_moved(a, g, out, channel, &de);
+	/* The caller answers with g: its version is the one these writes left (triggers moved it). */
+	if (!r)
+		r = db_game_version(app_db(a), g->rec->id, &g->rec->version, &de);
 	if (r)
 		r = app_storage_fail(err, &de);
 	free(rec.dice);

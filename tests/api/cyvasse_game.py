@@ -165,6 +165,8 @@ class SecrecyTests(CyvasseCase):
             self.assertEqual(a["game"]["turn"], ["White", "Black"], where)
             gb, ga = dict(b["game"]), dict(a["game"])
             gb.pop("ply"), ga.pop("ply")
+            # The version grows with every change, a secret one too: it tells nothing of the setup.
+            self.assertGreater(ga.pop("version"), gb.pop("version"), where)
             # notation: the empty board's before, null while a secret is held (docs/api.md)
             gb["position"], ga["position"] = dict(gb["position"]), dict(ga["position"])
             gb["position"].pop("notation"), ga["position"].pop("notation")

@@ -88,9 +88,14 @@ class BrowserTest(cdp.BrowserTestCase):
         return {l["seat"]: l["url"] for l in links}
 
     def open_seats(self, urls):
-        self.a.goto(urls["South"])
-        self.b.goto(urls["North"])
-        return {"South": self.a, "North": self.b}
+        """Open each seat's page and wait until its first visit has set the seat's client seed:
+        a change made at once (a resignation) may otherwise end the game before the seed comes,
+        which is then refused (409) in the console."""
+        tabs = {"South": self.a, "North": self.b}
+        for seat, tab in tabs.items():
+            tab.goto(urls[seat])
+            tab.wait_for("!!document.querySelector('#client-seeds code[data-seat=\"%s\"]')" % seat)
+        return tabs
 
     def assert_running_seat(self, st, seat, to_move):
         self.assertTrue(st["has_board"], st)
