@@ -23,6 +23,22 @@ double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+void sort_doubles(double *v, size_t n)
+{
+	qsort(v, n, sizeof *v, cmp_double);
+}
+
+double quantile(const double *sorted, size_t n, double q)
+{
+	return n ? sorted[(size_t)((double)n * q)] : 0;
+}
+
 void die(const char *fmt, const char *detail)
 {
 	fprintf(stderr, "%s: ", program_invocation_short_name);

@@ -29,6 +29,10 @@ void die(const char *fmt, const char *detail);
 /* Seconds on the monotonic clock. */
 double now_s(void);
 
+/* Sort v ascending; then quantile(v, n, 0.99) is its p99 (0 when n is 0). */
+void sort_doubles(double *v, size_t n);
+double quantile(const double *sorted, size_t n, double q);
+
 void conn_open(conn *c);
 void conn_close(conn *c);
 

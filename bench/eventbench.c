@@ -71,7 +71,7 @@ static atomic_int delivered[MAX_MOVES];   /* streams that have move k */
 static atomic_int moves_done;             /* moves answered (201 or not) */
 static atomic_int mover_finished;
 static double t_201[MAX_MOVES], t_sent[MAX_MOVES];
-static float *recv_at;                    /* [stream * nmoves + k]: when it had move k, seconds after t0 */
+static double *recv_at;                   /* [stream * nmoves + k]: when it had move k, seconds after t0 */
 static double t0, t_last;                 /* the start; the last delivery */
 
 static long rss_kb(const char *pid)
@@ -153,7 +153,7 @@ static void on_event(stream *s, int i, const char *ev, size_t n, double now)
 	if (s->ply < 0)
 		atomic_fetch_add(&opened, 1);
 	for (int k = s->ply < 0 ? 0 : s->ply; k < ply && k < nmoves; k++) {
-		recv_at[(size_t)i * (size_t)nmoves + (size_t)k] = (float)(now - t0);
+		recv_at[(size_t)i * (size_t)nmoves + (size_t)k] = now - t0;
 		atomic_fetch_add(&delivered[k], 1);
 		t_last = now;
 	}
@@ -309,12 +309,6 @@ static void *mover(void *arg)
 	return NULL;
 }
 
-static int cmp_float(const void *a, const void *b)
-{
-	float x = *(const float *)a, y = *(const float *)b;
-	return x < y ? -1 : x > y;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -419,31 +413,31 @@ int main(int argc, char **argv)
 	int made = atomic_load(&moves_done), open = atomic_load(&opened);
 	size_t nd = 0;
 	long lost = 0;
-	float *delay = malloc(((size_t)nstreams * (size_t)(made ? made : 1)) * sizeof *delay);
+	double *delay = malloc(((size_t)nstreams * (size_t)(made ? made : 1)) * sizeof *delay);
 	for (int i = 0; i < nstreams; i++) {
 		if (streams[i].ply < 0 && streams[i].state == DONE)
 			continue;   /* never open */
 		for (int k = 0; k < made; k++) {
-			float at = recv_at[(size_t)i * (size_t)nmoves + (size_t)k];
+			double at = recv_at[(size_t)i * (size_t)nmoves + (size_t)k];
 			if (at == 0) {
 				lost++;
 				continue;
 			}
-			float d = at - (float)(t_201[k] - t0);
+			double d = at - (t_201[k] - t0);
 			delay[nd++] = d > 0 ? d : 0;
 		}
 	}
-	qsort(delay, nd, sizeof *delay, cmp_float);
-	float mv[MAX_MOVES];
+	sort_doubles(delay, nd);
+	double mv[MAX_MOVES];
 	for (int k = 0; k < made; k++)
-		mv[k] = (float)(t_201[k] - t_sent[k]);
-	qsort(mv, (size_t)made, sizeof *mv, cmp_float);
+		mv[k] = t_201[k] - t_sent[k];
+	sort_doubles(mv, (size_t)made);
 	double span = made && t_last > t_sent[0] ? t_last - t_sent[0] : 0;
 	printf("streams=%d open=%d refused=%d status=%d moves=%d events=%zu lost=%ld seconds=%.3f rate=%.1f "
 	       "p50_ms=%.2f p99_ms=%.2f max_ms=%.2f move_p50_ms=%.2f rss_idle_kb=%ld rss_open_kb=%ld\n",
 	       nstreams, open, refused, status, made, nd, lost, span, span > 0 ? (double)nd / span : 0,
-	       nd ? delay[nd / 2] * 1e3 : 0, nd ? delay[(size_t)((double)nd * 0.99)] * 1e3 : 0,
-	       nd ? delay[nd - 1] * 1e3 : 0, made ? mv[made / 2] * 1e3 : 0, rss_idle, rss_open);
+	       quantile(delay, nd, 0.5) * 1e3, quantile(delay, nd, 0.99) * 1e3, nd ? delay[nd - 1] * 1e3 : 0,
+	       quantile(mv, (size_t)made, 0.5) * 1e3, rss_idle, rss_open);
 	for (int i = 0; i < nstreams; i++)
 		if (streams[i].fd >= 0)
 			close(streams[i].fd);

@@ -134,12 +134,6 @@ static void *replay(void *arg)
 	return NULL;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -221,8 +215,8 @@ int main(int argc, char **argv)
 		nlat += ws[i].nlat;
 		free(ws[i].lat);
 	}
-	qsort(lat, nlat, sizeof *lat, cmp_double);
-	double p50 = nlat ? lat[nlat / 2] : 0, p99 = nlat ? lat[(size_t)((double)nlat * 0.99)] : 0;
+	sort_doubles(lat, nlat);
+	double p50 = quantile(lat, nlat, 0.5), p99 = quantile(lat, nlat, 0.99);
 	int played = atomic_load(&next_game) < ngames ? atomic_load(&next_game) : ngames;
 	if (played >= ngames && t1 - t0 < secs * 0.9)
 		fprintf(stderr, "movebench: warning: all %d games were played through after %.1f s; use --games\n",
