@@ -11,7 +11,7 @@ meson compile -C build-bench >/dev/null
 
 tmp=$(mktemp -d)
 trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
-./build-bench/service/rookery serve --port 0 --db "$tmp/bench.db" >"$tmp/out" 2>"$tmp/log" &
+./build-bench/service/rookery serve --port 0 --db "$tmp/bench.db" --games-per-hour 0 >"$tmp/out" 2>"$tmp/log" &
 pid=$!
 while ! grep -q serving "$tmp/out"; do sleep 0.1; done
 base=$(sed -n 's/^Rookery is serving \(.*\)\/$/\1/p' "$tmp/out")

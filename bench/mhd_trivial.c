@@ -1,7 +1,8 @@
 /*
  * mhd_trivial.c - the ceiling for GET requests: libmicrohttpd answering every request with the
  * same small JSON, in the daemon's threading mode and with its connection options
- * (service/http/http.c: one internal polling thread, MHD_USE_AUTO, the limits of service/core/limits.h).
+ * (service/http/http.c: a pool of internal polling threads, one per core up to LIMIT_HTTP_THREADS
+ * as rookery serve sizes it, MHD_USE_AUTO, suspend/resume allowed, the limits of service/core/limits.h).
  *
  * usage: mhd_trivial   (listens on 127.0.0.1, a free port; prints "port N"; stops on SIGTERM/SIGINT)
  */
@@ -13,6 +14,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char body[] = "{\"id\":\"bcdfghjkmnpq\",\"variant\":\"nchess\",\"status\":\"running\",\"ply\":0}";
 static struct MHD_Response *reply;
@@ -43,6 +45,8 @@ int main(void)
 	const union MHD_DaemonInfo *info;
 	sigset_t set;
 	int sig;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned threads = cores < 1 ? 1 : cores > LIMIT_HTTP_THREADS ? LIMIT_HTTP_THREADS : (unsigned)cores;
 
 	memset(&sa, 0, sizeof sa);
 	sa.sin_family = AF_INET;
@@ -54,8 +58,9 @@ int main(void)
 
 	reply = MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
 	MHD_add_response_header(reply, "Content-Type", "application/json");
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG | MHD_USE_ITC,
-			     0, NULL, NULL, on_request, NULL,
+	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG | MHD_USE_ITC |
+			     MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, on_request, NULL,
+			     MHD_OPTION_THREAD_POOL_SIZE, threads,
 			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)LIMIT_CONNECTION_TIMEOUT_S,
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)LIMIT_CONNECTIONS,

@@ -4,204 +4,27 @@
  * 1. Learns a sequence of legal Nchess moves from the API: one game played by asking
  *    GET /api/games/{id} (with the seat's token) for the legal moves and taking one of them
  *    (a fixed pseudo-random choice), until --plies moves or the end of the game.
- * 2. Creates the games to replay it in (POST /api/games).
- * 3. Replays the sequence in all of them at once over --conns keep-alive connections, one game
- *    at a time per connection, each move with its seat's token and the right ply, for
- *    --seconds or until every game is played through. Every move must be answered 201.
+ * 2. Creates the games to replay it in (POST /api/games), over the connections of step 3.
+ * 3. Replays the sequence in all of them over --conns keep-alive connections at once: each
+ *    connection plays one game at a time, its moves back to back, then takes the next game; so
+ *    --conns is the number of games moving at once. Each move goes with its seat's token and the
+ *    right ply, for --seconds or until every game is played through. Every move must be answered 201.
  *
  * usage: movebench --port P [--conns 16] [--seconds 20] [--plies 120] [--games N]
- *                  [--games-out FILE] [--seed S]
+ *                  [--games-out FILE] [--sequence-out FILE] [--seed S]
  * prints one line: moves=N errors=E seconds=S rate=R p50_ms=X p99_ms=Y games=G plies=L
+ * --sequence-out writes the learnt sequence, one ply a line: "<seat> <request body>".
  */
-#include <arpa/inet.h>
-#include <errno.h>
+#include "client.h"
+
 #include <getopt.h>
-#include <jansson.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
 #define MAX_PLIES 1000
-
-static unsigned port;
-
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static void die(const char *fmt, const char *detail)
-{
-	fprintf(stderr, "movebench: ");
-	fprintf(stderr, fmt, detail);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-/* ---- a minimal HTTP/1.1 keep-alive client ---- */
-
-typedef struct conn {
-	int fd;
-	int src;            /* source address 127.0.0.(2 + src % 4) */
-	char buf[65536];
-	size_t have;        /* bytes in buf not yet consumed */
-} conn;
-
-static void conn_open(conn *c)
-{
-	struct sockaddr_in sa, src;
-	int one = 1;
-
-	c->fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (c->fd < 0)
-		die("socket: %s", strerror(errno));
-	memset(&src, 0, sizeof src);
-	src.sin_family = AF_INET;
-	src.sin_addr.s_addr = htonl(INADDR_LOOPBACK + 1 + (unsigned)(c->src % 4));
-	bind(c->fd, (struct sockaddr *)&src, sizeof src);
-	memset(&sa, 0, sizeof sa);
-	sa.sin_family = AF_INET;
-	sa.sin_port = htons((uint16_t)port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (connect(c->fd, (struct sockaddr *)&sa, sizeof sa))
-		die("connect: %s", strerror(errno));
-	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	c->have = 0;
-}
-
-static void conn_close(conn *c)
-{
-	if (c->fd >= 0)
-		close(c->fd);
-	c->fd = -1;
-	c->have = 0;
-}
-
-/*
- * Send one request and read its answer. Returns the status; *body points into c->buf (NUL
- * terminated) until the next request. Reconnects when the server closed the connection.
- */
-static int request(conn *c, const char *method, const char *path, const char *token,
-		   const char *body, char **out_body)
-{
-	char req[2048];
-	int n, retried = 0;
-
-again:
-	if (c->fd < 0)
-		conn_open(c);
-	if (body)
-		n = snprintf(req, sizeof req, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%s%s%s"
-			     "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s", method, path,
-			     token ? "Authorization: Bearer " : "", token ? token : "", token ? "\r\n" : "",
-			     strlen(body), body);
-	else
-		n = snprintf(req, sizeof req, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%s%s%s\r\n", method, path,
-			     token ? "Authorization: Bearer " : "", token ? token : "", token ? "\r\n" : "");
-	if (n <= 0 || (size_t)n >= sizeof req)
-		die("request too long: %s", path);
-	for (int off = 0; off < n;) {
-		ssize_t w = send(c->fd, req + off, (size_t)(n - off), MSG_NOSIGNAL);
-		if (w <= 0) {
-			conn_close(c);
-			if (retried++)
-				die("send: %s", strerror(errno));
-			goto again;
-		}
-		off += (int)w;
-	}
-	/* Headers. */
-	char *end;
-	c->have = 0;
-	for (;;) {
-		c->buf[c->have] = 0;
-		if ((end = strstr(c->buf, "\r\n\r\n")))
-			break;
-		if (c->have >= sizeof c->buf - 1)
-			die("%s", "answer headers too large");
-		ssize_t r = recv(c->fd, c->buf + c->have, sizeof c->buf - 1 - c->have, 0);
-		if (r <= 0) {
-			/* A keep-alive connection closed before any answer: open a new one, once. */
-			conn_close(c);
-			if (retried++)
-				die("recv: %s", r < 0 ? strerror(errno) : "connection closed");
-			goto again;
-		}
-		c->have += (size_t)r;
-	}
-	int status = 0;
-	if (sscanf(c->buf, "HTTP/1.%*d %d", &status) != 1)
-		die("bad status line: %.40s", c->buf);
-	size_t hlen = (size_t)(end + 4 - c->buf), clen = 0;
-	int closing = 0;
-	for (char *line = strstr(c->buf, "\r\n") + 2; line < end; line = strstr(line, "\r\n") + 2) {
-		if (!strncasecmp(line, "Content-Length:", 15))
-			clen = strtoul(line + 15, NULL, 10);
-		else if (!strncasecmp(line, "Connection: close", 17))
-			closing = 1;
-	}
-	if (hlen + clen >= sizeof c->buf)
-		die("%s", "answer too large");
-	while (c->have < hlen + clen) {
-		ssize_t r = recv(c->fd, c->buf + c->have, hlen + clen - c->have, 0);
-		if (r <= 0)
-			die("recv body: %s", r < 0 ? strerror(errno) : "connection closed");
-		c->have += (size_t)r;
-	}
-	c->buf[hlen + clen] = 0;
-	if (out_body)
-		*out_body = c->buf + hlen;
-	if (closing)
-		conn_close(c);
-	return status;
-}
-
-static json_t *request_json(conn *c, const char *method, const char *path, const char *token,
-			    const char *body, int want)
-{
-	char *text;
-	int status = request(c, method, path, token, body, &text);
-	json_t *v;
-
-	if (status != want) {
-		fprintf(stderr, "movebench: %s %s: %d %s\n", method, path, status, text);
-		exit(1);
-	}
-	v = json_loads(text, 0, NULL);
-	if (!v)
-		die("not JSON: %.60s", text);
-	return v;
-}
-
-/* ---- games ---- */
-
-typedef struct game {
-	char id[32];
-	char token[2][48];
-} game;
-
-static const char create_body[] = "{\"variant\":\"nchess\",\"seats\":[{\"name\":\"Ann\"},{\"name\":\"Ben\"}]}";
-
-static void create_game(conn *c, game *g)
-{
-	json_t *v = request_json(c, "POST", "/api/games", NULL, create_body, 201);
-
-	snprintf(g->id, sizeof g->id, "%s", json_string_value(json_object_get(v, "id")));
-	for (int s = 0; s < 2; s++)
-		snprintf(g->token[s], sizeof g->token[s], "%s", json_string_value(
-			json_object_get(json_array_get(json_object_get(v, "seats"), (size_t)s), "token")));
-	json_decref(v);
-}
 
 /* The fixed sequence: seat and request body of each ply. */
 static int nplies;
@@ -261,11 +84,11 @@ static game *games;
 static int ngames;
 static atomic_int next_game;
 static double deadline;
-static pthread_barrier_t start;
+static pthread_barrier_t created, start;
 
 typedef struct worker {
 	pthread_t thread;
-	int index;
+	int index, conns;
 	long ok, errors;
 	double *lat;
 	size_t nlat, cap;
@@ -278,7 +101,9 @@ static void *replay(void *arg)
 	conn c = {.fd = -1, .src = w->index};
 	char path[128];
 
-	conn_open(&c);
+	for (int gi = w->index; gi < ngames; gi += w->conns)
+		create_game(&c, &games[gi]);
+	pthread_barrier_wait(&created);
 	pthread_barrier_wait(&start);
 	for (;;) {
 		int gi = atomic_fetch_add(&next_game, 1);
@@ -309,41 +134,37 @@ static void *replay(void *arg)
 	return NULL;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"port", required_argument, NULL, 'p'}, {"conns", required_argument, NULL, 'c'},
 		{"seconds", required_argument, NULL, 'd'}, {"plies", required_argument, NULL, 'l'},
 		{"games", required_argument, NULL, 'n'}, {"games-out", required_argument, NULL, 'o'},
-		{"seed", required_argument, NULL, 's'}, {NULL, 0, NULL, 0},
+		{"seed", required_argument, NULL, 's'}, {"sequence-out", required_argument, NULL, 'q'},
+		{NULL, 0, NULL, 0},
 	};
 	int conns = 16, want_plies = 120, opt;
 	double secs = 20;
 	unsigned seed = 1;
-	const char *out = NULL;
+	const char *out = NULL, *seq_out = NULL;
 
 	ngames = 0;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'p': port = (unsigned)atoi(optarg); break;
+		case 'p': client_port = (unsigned)atoi(optarg); break;
 		case 'c': conns = atoi(optarg); break;
 		case 'd': secs = atof(optarg); break;
 		case 'l': want_plies = atoi(optarg); break;
 		case 'n': ngames = atoi(optarg); break;
 		case 'o': out = optarg; break;
 		case 's': seed = (unsigned)atoi(optarg); break;
+		case 'q': seq_out = optarg; break;
 		default: return 2;
 		}
 	}
-	if (!port || conns < 1 || want_plies < 1 || want_plies > MAX_PLIES) {
+	if (!client_port || conns < 1 || want_plies < 1 || want_plies > MAX_PLIES) {
 		fprintf(stderr, "usage: movebench --port P [--conns C] [--seconds S] [--plies L] [--games N] "
-			"[--games-out FILE] [--seed S]\n");
+			"[--games-out FILE] [--sequence-out FILE] [--seed S]\n");
 		return 2;
 	}
 
@@ -354,27 +175,30 @@ int main(int argc, char **argv)
 		die("%s", "no usable move sequence");
 	if (ngames <= 0)
 		ngames = conns * 4;
+	if (seq_out) {
+		FILE *f = fopen(seq_out, "w");
+		if (!f)
+			die("cannot write %s", seq_out);
+		for (int k = 0; k < nplies; k++)
+			fprintf(f, "%d %s\n", seq_seat[k], seq_body[k]);
+		if (fclose(f))
+			die("cannot write %s", seq_out);
+	}
 
 	games = calloc((size_t)ngames, sizeof *games);
-	{
-		conn c = {.fd = -1};
-		for (int i = 0; i < ngames; i++)
-			create_game(&c, &games[i]);
-		conn_close(&c);
-	}
-
 	worker *ws = calloc((size_t)conns, sizeof *ws);
+	pthread_barrier_init(&created, NULL, (unsigned)conns + 1);
 	pthread_barrier_init(&start, NULL, (unsigned)conns + 1);
-	deadline = now_s() + 1e9;
 	for (int i = 0; i < conns; i++) {
 		ws[i].index = i;
+		ws[i].conns = conns;
 		pthread_create(&ws[i].thread, NULL, replay, &ws[i]);
 	}
+	/* The clock starts once every game exists: creating them is not moving. */
+	pthread_barrier_wait(&created);
 	double t0 = now_s();
 	deadline = t0 + secs;
 	pthread_barrier_wait(&start);
-	t0 = now_s();
-	deadline = t0 + secs;
 
 	long ok = 0, errors = 0;
 	double t1 = t0;
@@ -391,8 +215,8 @@ int main(int argc, char **argv)
 		nlat += ws[i].nlat;
 		free(ws[i].lat);
 	}
-	qsort(lat, nlat, sizeof *lat, cmp_double);
-	double p50 = nlat ? lat[nlat / 2] : 0, p99 = nlat ? lat[(size_t)((double)nlat * 0.99)] : 0;
+	sort_doubles(lat, nlat);
+	double p50 = quantile(lat, nlat, 0.5), p99 = quantile(lat, nlat, 0.99);
 	int played = atomic_load(&next_game) < ngames ? atomic_load(&next_game) : ngames;
 	if (played >= ngames && t1 - t0 < secs * 0.9)
 		fprintf(stderr, "movebench: warning: all %d games were played through after %.1f s; use --games\n",

@@ -13,9 +13,14 @@
  * carry their final position and ply without the history, to keep the file near 2.4 GB.
  *
  * usage: preload DB [--finished N] [--running N] [--history-every K] [--sample N] [--sample-out FILE]
+ *                   [--long-plies N --long-out FILE]
  *        preload --schema-version
  * The sample file lists --sample games spread over the whole database, one per line:
  * "<id> <token of the seat to move>" for running games, "<id> -" for finished ones.
+ * --long-plies adds one running game of N plies, its N move rows (moves of the random games
+ * in turn: the rows are what matters, not their sequence) and, as its last position, a real
+ * position of Nchess with the right seat to move; and one fresh game (ply 0) to compare it
+ * with. --long-out gets two lines, "<id> <token of the seat to move>": the long game, the fresh one.
  * DB must not exist. Deterministic: the same arguments give the same games.
  */
 #include "db.h"
@@ -218,16 +223,125 @@ static const char *const names[] = {
 	"Kofi", "Lena", "Mateus", "Nadia", "Oskar", "Priya", "Quentin", "Rosa", "Sven", "Tomasz",
 };
 
+static sqlite3_stmt *ins_game, *ins_seat, *ins_move;
+static const char *const channels[] = {"web", "api", "mail", "web"};
+
+/* One row of moves: ply k of game id, played by seat, at the time "at". */
+static void insert_move(const char *id, int k, int seat, const char *move, const char *note, const char *at,
+			const char *position_after, const char *places)
+{
+	text(ins_move, 1, id);
+	sqlite3_bind_int(ins_move, 2, k);
+	sqlite3_bind_int(ins_move, 3, seat);
+	text(ins_move, 4, move);
+	text(ins_move, 5, note);
+	text(ins_move, 6, channels[rnd_below(4)]);
+	text(ins_move, 7, at);
+	text(ins_move, 8, position_after);
+	text(ins_move, 9, places);
+	step(ins_move, "insert move");
+}
+
+/* The row of games (over: finished, with result and ranks), with a dice seed and its commitment. */
+static void insert_game(const char *id, const rules_game *rg, int over, int ply, const char *start,
+			const char *position, const char *result, const char *ranks, const char *created,
+			const char *updated)
+{
+	unsigned char seed[32], hash[32];
+	char commitment[65];
+
+	rnd_bytes(seed, sizeof seed);
+	crypto_hash_sha256(hash, seed, sizeof seed);
+	sodium_bin2hex(commitment, sizeof commitment, hash, sizeof hash);
+	text(ins_game, 1, id);
+	sqlite3_bind_int(ins_game, 2, rg->version);
+	text(ins_game, 3, over ? "over" : "running");
+	sqlite3_bind_int(ins_game, 4, ply);
+	text(ins_game, 5, start);
+	text(ins_game, 6, position);
+	text(ins_game, 7, over ? result : NULL);
+	text(ins_game, 8, over ? ranks : NULL);
+	sqlite3_bind_blob(ins_game, 9, seed, sizeof seed, SQLITE_TRANSIENT);
+	text(ins_game, 10, commitment);
+	text(ins_game, 11, created);
+	text(ins_game, 12, updated);
+	step(ins_game, "insert game");
+}
+
+/* The two seats of game id, some with an email address; their tokens in token[]. */
+static void insert_seats(const char *id, char token[2][33])
+{
+	for (int s = 0; s < 2; s++) {
+		unsigned char raw[24], hash[32];
+		char email[64];
+		unsigned who = rnd_below(200000);
+		rnd_bytes(raw, sizeof raw);
+		sodium_bin2base64(token[s], 33, raw, sizeof raw, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+		crypto_hash_sha256(hash, (const unsigned char *)token[s], strlen(token[s]));
+		snprintf(email, sizeof email, "player%u@example.org", who);
+		text(ins_seat, 1, id);
+		sqlite3_bind_int(ins_seat, 2, s);
+		text(ins_seat, 3, names[who % (sizeof names / sizeof names[0])]);
+		text(ins_seat, 4, rnd_below(10) < 3 ? email : NULL);
+		sqlite3_bind_blob(ins_seat, 5, hash, sizeof hash, SQLITE_TRANSIENT);
+		step(ins_seat, "insert seat");
+	}
+}
+
+/*
+ * The long game of --long-plies and a fresh one, written to out. Its moves are those of the
+ * random games in turn; its position is one of a random game that is not over, reached after
+ * a number of plies of the same parity, so that the seat to move is the one a game of this
+ * many plies has.
+ */
+static void write_long_game(const rules_game *rg, int plies, FILE *out, time_t epoch)
+{
+	const traj *end = NULL;
+	int at_ply = 0;
+	char id[ID_LEN + 1], token[2][33], created[32], at[32];
+	time_t t = epoch;
+
+	for (int i = 0; i < NTRAJ && !end; i++) {
+		const traj *tr = &trajs[i];
+		int last = tr->over ? tr->len - 1 : tr->len;
+		for (int k = last; k >= 1 && !end; k--)
+			if (k % 2 == plies % 2) {
+				end = tr;
+				at_ply = k;
+			}
+	}
+	if (!end)
+		die("no position for the long game", NULL);
+	new_id(id);
+	stamp(t, created);
+	for (int k = 0, n = 0; k < plies; n++) {
+		const traj *tr = &trajs[n % NTRAJ];
+		for (int j = 0; j < tr->len && k < plies; j++, k++) {
+			t += 60;
+			stamp(t, at);
+			insert_move(id, k, k % 2, tr->move[j], tr->note[j], at, tr->pos[j + 1], tr->places[j]);
+		}
+	}
+	insert_game(id, rg, 0, plies, end->pos[0], end->pos[at_ply], NULL, NULL, created, at);
+	insert_seats(id, token);
+	fprintf(out, "%s %s\n", id, token[plies % 2]);
+	new_id(id);
+	insert_game(id, rg, 0, 0, trajs[0].pos[0], trajs[0].pos[0], NULL, NULL, at, at);
+	insert_seats(id, token);
+	fprintf(out, "%s %s\n", id, token[0]);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"finished", required_argument, NULL, 'f'}, {"running", required_argument, NULL, 'r'},
 		{"history-every", required_argument, NULL, 'h'}, {"sample", required_argument, NULL, 'n'},
 		{"sample-out", required_argument, NULL, 'o'}, {"schema-version", no_argument, NULL, 'v'},
+		{"long-plies", required_argument, NULL, 'l'}, {"long-out", required_argument, NULL, 'L'},
 		{NULL, 0, NULL, 0},
 	};
-	long nfinished = 1000000, nrunning = 100000, every = 20, nsample = 20000;
-	const char *sample_out = NULL, *path;
+	long nfinished = 1000000, nrunning = 100000, every = 20, nsample = 20000, long_plies = 0;
+	const char *sample_out = NULL, *long_out = NULL, *path;
 	const rules_game *rg = rules_find("nchess", 0);
 	db *d;
 	db_error de;
@@ -240,13 +354,16 @@ int main(int argc, char **argv)
 		case 'h': every = atol(optarg) > 0 ? atol(optarg) : 1; break;
 		case 'n': nsample = atol(optarg); break;
 		case 'o': sample_out = optarg; break;
+		case 'l': long_plies = atol(optarg); break;
+		case 'L': long_out = optarg; break;
 		case 'v': printf("%d\n", db_schema_version_supported()); return 0;
 		default: return 2;
 		}
 	}
-	if (optind != argc - 1 || !rg) {
+	if (optind != argc - 1 || !rg || long_plies < 0 || long_plies > 10000000 || (long_plies && !long_out)) {
 		fprintf(stderr, "usage: preload DB [--finished N] [--running N] [--history-every K] "
-			"[--sample N] [--sample-out FILE]\n       preload --schema-version\n");
+			"[--sample N] [--sample-out FILE] [--long-plies N --long-out FILE]\n"
+			"       preload --schema-version\n");
 		return 2;
 	}
 	path = argv[optind];
@@ -278,13 +395,13 @@ int main(int argc, char **argv)
 		die("open", sqlite3_errmsg(conn));
 	exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -1000000; "
 	     "PRAGMA locking_mode = EXCLUSIVE; PRAGMA temp_store = MEMORY;");
-	sqlite3_stmt *ins_game = prepare(
+	ins_game = prepare(
 		"INSERT INTO games (id, variant, rules_version, options, status, ply, start_position, position, "
 		"result, ranks, draw_offer, draw_accepts, dice_seed, dice_commitment, created_at, updated_at) "
 		"VALUES (?1, 'nchess', ?2, '', ?3, ?4, ?5, ?6, ?7, ?8, NULL, 0, ?9, ?10, ?11, ?12)");
-	sqlite3_stmt *ins_seat = prepare(
+	ins_seat = prepare(
 		"INSERT INTO seats (game_id, seat, name, email, token_hash) VALUES (?1, ?2, ?3, ?4, ?5)");
-	sqlite3_stmt *ins_move = prepare(
+	ins_move = prepare(
 		"INSERT INTO moves (game_id, ply, seat, move, note, channel, at, dice, secret, position_after, places) "
 		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, '[]', 0, ?8, ?9)");
 	sqlite3_stmt *ins_action = prepare(
@@ -294,7 +411,6 @@ int main(int argc, char **argv)
 	if (sample_out && !sample)
 		die("cannot write", sample_out);
 	long sample_step = nsample > 0 && total > nsample ? total / nsample : 1;
-	static const char *const channels[] = {"web", "api", "mail", "web"};
 	time_t epoch = 1704067200;   /* 2024-01-01 */
 	long nmoves = 0;
 
@@ -343,16 +459,8 @@ int main(int argc, char **argv)
 			for (int k = 0; k < ply; k++) {
 				t += 60 + (time_t)rnd_below(86400);
 				stamp(t, at);
-				text(ins_move, 1, gg->id);
-				sqlite3_bind_int(ins_move, 2, k);
-				sqlite3_bind_int(ins_move, 3, tr->seat[k]);
-				text(ins_move, 4, tr->move[k]);
-				text(ins_move, 5, tr->note[k]);
-				text(ins_move, 6, channels[rnd_below(4)]);
-				text(ins_move, 7, at);
-				text(ins_move, 8, tr->pos[k + 1]);
-				text(ins_move, 9, tr->places[k]);
-				step(ins_move, "insert move");
+				insert_move(gg->id, k, tr->seat[k], tr->move[k], tr->note[k], at, tr->pos[k + 1],
+					    tr->places[k]);
 				nmoves++;
 			}
 		} else {
@@ -383,48 +491,23 @@ int main(int argc, char **argv)
 		}
 		stamp(t, updated);
 
-		unsigned char seed[32], hash[32];
-		char commitment[65];
-		rnd_bytes(seed, sizeof seed);
-		crypto_hash_sha256(hash, seed, sizeof seed);
-		sodium_bin2hex(commitment, sizeof commitment, hash, sizeof hash);
-		text(ins_game, 1, gg->id);
-		sqlite3_bind_int(ins_game, 2, rg->version);
-		text(ins_game, 3, status_over ? "over" : "running");
-		sqlite3_bind_int(ins_game, 4, ply);
-		text(ins_game, 5, tr->pos[0]);
-		text(ins_game, 6, tr->pos[ply]);
-		text(ins_game, 7, status_over ? result : NULL);
-		text(ins_game, 8, status_over ? ranks : NULL);
-		sqlite3_bind_blob(ins_game, 9, seed, sizeof seed, SQLITE_TRANSIENT);
-		text(ins_game, 10, commitment);
-		text(ins_game, 11, created);
-		text(ins_game, 12, updated);
-		step(ins_game, "insert game");
-
+		insert_game(gg->id, rg, status_over, ply, tr->pos[0], tr->pos[ply], result, ranks, created, updated);
 		char token[2][33];
-		for (int s = 0; s < 2; s++) {
-			unsigned char raw[24];
-			char email[64];
-			unsigned who = rnd_below(200000);
-			rnd_bytes(raw, sizeof raw);
-			sodium_bin2base64(token[s], sizeof token[s], raw, sizeof raw,
-					  sodium_base64_VARIANT_URLSAFE_NO_PADDING);
-			crypto_hash_sha256(hash, (const unsigned char *)token[s], strlen(token[s]));
-			snprintf(email, sizeof email, "player%u@example.org", who);
-			text(ins_seat, 1, gg->id);
-			sqlite3_bind_int(ins_seat, 2, s);
-			text(ins_seat, 3, names[who % (sizeof names / sizeof names[0])]);
-			text(ins_seat, 4, rnd_below(10) < 3 ? email : NULL);
-			sqlite3_bind_blob(ins_seat, 5, hash, sizeof hash, SQLITE_TRANSIENT);
-			step(ins_seat, "insert seat");
-		}
+		insert_seats(gg->id, token);
 		if (sample && i % sample_step == 0)
 			fprintf(sample, "%s %s\n", gg->id, status_over ? "-" : token[ply % 2]);
 		if (i % 200000 == 199999) {
 			exec("COMMIT; BEGIN");
 			fprintf(stderr, "preload: %ld games, %ld moves\n", i + 1, nmoves);
 		}
+	}
+	if (long_plies) {
+		FILE *f = fopen(long_out, "w");
+		if (!f)
+			die("cannot write", long_out);
+		write_long_game(rg, (int)long_plies, f, epoch);
+		if (fclose(f))
+			die("cannot write", long_out);
 	}
 	exec("COMMIT");
 	sqlite3_finalize(ins_game);
