@@ -11,6 +11,7 @@
 
 struct reader_pool;
 struct group_writer;
+struct event_hub;
 
 typedef struct app {
 	db *db;                                /* the one writing connection: use app_db() */
@@ -19,6 +20,7 @@ typedef struct app {
 	struct group_writer *writer;           /* applies the HTTP changes in groups (group_commit.h) */
 	/* Told of each game whose version moved, after the commit is durable; NULL: nobody follows. */
 	void (*game_changed)(struct app *a, const char *game_id, long long version);
+	struct event_hub *events;              /* who follows which game live (live/events.h), or NULL */
 	char *base_url;                        /* "http://127.0.0.1:8080", no trailing slash */
 	const char *proxy;                     /* the reverse proxy's address (--proxy), or NULL */
 	unsigned games_per_hour;               /* games one client address may create an hour; 0: no limit */

@@ -47,6 +47,23 @@ struct http_server {
 	struct watch *watches;
 	int watch_stop;
 	pthread_t watchdog;
+	pthread_mutex_t stream_lock; /* the list of streams */
+	struct http_stream *streams;
+	atomic_int streams_end;      /* http_stop: every stream ends at its next read */
+};
+
+/*
+ * A streamed answer (http_reply_stream), from the handler's reply until
+ * libmicrohttpd frees the response. Listed on its server while queued, so
+ * that http_stop can wake every one of them to end.
+ */
+struct http_stream {
+	struct http_server *srv;                 /* set when the answer is queued */
+	_Atomic(struct MHD_Connection *) conn;   /* likewise: until then a wake has nothing to wake */
+	http_stream_reader read;
+	void (*done)(void *cls);
+	void *cls;
+	struct http_stream *prev, *next;
 };
 
 /* Per-request state, from the first call of the access handler to completion. */
@@ -153,8 +170,19 @@ const char *http_header(http_request *req, const char *name)
 	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
 }
 
+/* A stream that was replied but will not be sent: it is over before it began. */
+static void drop_stream(http_response *res)
+{
+	if (res->stream) {
+		res->stream->done(res->stream->cls);
+		free(res->stream);
+		res->stream = NULL;
+	}
+}
+
 void http_reply(http_response *res, int status, const char *content_type, char *body, size_t len)
 {
+	drop_stream(res);
 	free(res->body);
 	res->status = status;
 	res->content_type = content_type;
@@ -170,6 +198,93 @@ void http_reply_json(http_response *res, int status, json_t *value)
 	if (!s)
 		abort();
 	http_reply(res, status, "application/json", s, strlen(s));
+}
+
+http_stream *http_reply_stream(http_response *res, const char *content_type, http_stream_reader read,
+			       void (*done)(void *cls), void *cls)
+{
+	http_stream *st = xcalloc(1, sizeof *st);
+
+	http_reply(res, 200, content_type, NULL, 0);
+	st->read = read;
+	st->done = done;
+	st->cls = cls;
+	res->stream = st;
+	return st;
+}
+
+void http_stream_wake(http_stream *st)
+{
+	struct MHD_Connection *conn = atomic_load(&st->conn);
+
+	/* Before the rest begins, this makes libmicrohttpd's suspend a no-op: read runs again. */
+	if (conn)
+		MHD_resume_connection(conn);
+}
+
+/* libmicrohttpd asks for more of a stream: a 0 from read rests the connection. */
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	http_stream *st = cls;
+	long n;
+	(void)pos;
+
+	if (atomic_load(&st->srv->streams_end))
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	n = st->read(st->cls, buf, max);
+	if (n < 0)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	if (n == 0)
+		MHD_suspend_connection(atomic_load(&st->conn));
+	return (ssize_t)n;
+}
+
+/* libmicrohttpd is done with a stream's response. */
+static void stream_free(void *cls)
+{
+	http_stream *st = cls;
+	http_server *srv = st->srv;
+
+	st->done(st->cls);
+	pthread_mutex_lock(&srv->stream_lock);
+	if (st->prev)
+		st->prev->next = st->next;
+	else
+		srv->streams = st->next;
+	if (st->next)
+		st->next->prev = st->prev;
+	pthread_mutex_unlock(&srv->stream_lock);
+	free(st);
+}
+
+/* The response of a stream, listed on its server; NULL (and the stream over) if none can be made. */
+static struct MHD_Response *stream_response(struct pending *pd, http_stream *st)
+{
+	http_server *srv = pd->srv;
+	struct MHD_Response *r;
+
+	st->srv = srv;
+	pthread_mutex_lock(&srv->stream_lock);
+	st->next = srv->streams;
+	if (st->next)
+		st->next->prev = st;
+	srv->streams = st;
+	pthread_mutex_unlock(&srv->stream_lock);
+	atomic_store(&st->conn, pd->req.conn);
+	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, LIMIT_STREAM_BLOCK, stream_read, st, stream_free);
+	if (!r)
+		stream_free(st);
+	return r;
+}
+
+/* Wake every stream to end (streams_end is set): libmicrohttpd must not stop with one resting. */
+static void end_streams(http_server *srv)
+{
+	pthread_mutex_lock(&srv->stream_lock);
+	atomic_store(&srv->streams_end, 1);
+	for (http_stream *st = srv->streams; st; st = st->next)
+		http_stream_wake(st);
+	pthread_mutex_unlock(&srv->stream_lock);
 }
 
 void http_redirect(http_response *res, const char *location)
@@ -442,7 +557,7 @@ static void add_common_headers(struct MHD_Response *r, const http_response *res)
 		MHD_add_response_header(r, "Allow", res->allow);
 	if (res->set_cookie)
 		MHD_add_response_header(r, "Set-Cookie", res->set_cookie);
-	if (res->status == 429) {
+	if (res->status == 429 && res->code == E_RATE_LIMITED) {
 		char retry[24];
 		snprintf(retry, sizeof retry, "%d", LIMIT_RATE_WINDOW_S);
 		MHD_add_response_header(r, "Retry-After", retry);
@@ -552,11 +667,19 @@ static enum MHD_Result send_response(struct pending *pd, http_response *res)
 	enum MHD_Result ok;
 
 	watch_mark(pd->srv, pd->req.conn, 0);
-	r = MHD_create_response_from_buffer(res->len, res->body, MHD_RESPMEM_MUST_FREE);
+	if (res->stream)
+		r = stream_response(pd, res->stream);
+	else if (!(r = MHD_create_response_from_buffer(res->len, res->body, MHD_RESPMEM_MUST_FREE)))
+		free(res->body);
+	res->stream = NULL;
 	res->body = NULL;
-	add_common_headers(r, res);
-	ok = MHD_queue_response(pd->req.conn, (unsigned)res->status, r);
-	MHD_destroy_response(r);
+	if (r) {
+		add_common_headers(r, res);
+		ok = MHD_queue_response(pd->req.conn, (unsigned)res->status, r);
+		MHD_destroy_response(r);
+	} else {
+		ok = MHD_NO;
+	}
 	pd->status = res->status;
 	pd->code = res->code;
 	free(res->location);
@@ -636,13 +759,14 @@ static void handle(http_request *req, http_response *res)
 	}
 	res->status = 200;
 	req->route->handler(req, res);
-	if (!res->body)
+	if (!res->body && !res->stream)
 		http_reply(res, res->status ? res->status : 204, "text/plain", xstrdup(""), 0);
 }
 
 /* Forget an answer made by a run of a change that is being run again or was lost. */
 static void clear_answer(http_response *res)
 {
+	drop_stream(res);
 	free(res->body);
 	free(res->location);
 	free(res->set_cookie);
@@ -893,6 +1017,7 @@ static void http_free(http_server *s)
 	}
 	pthread_cond_destroy(&s->watch_wake);
 	pthread_mutex_destroy(&s->watch_lock);
+	pthread_mutex_destroy(&s->stream_lock);
 	free(s);
 }
 
@@ -922,6 +1047,7 @@ http_server *http_start(app *a, const http_site *site, const char *address, unsi
 	s->site = site;
 	pthread_mutex_init(&s->watch_lock, NULL);
 	pthread_cond_init(&s->watch_wake, NULL);
+	pthread_mutex_init(&s->stream_lock, NULL);
 	/* A pool of polling threads: reads run on them in parallel, each on a reading connection
 	 * of its own; changes wait, their connections suspended, for the writer thread. */
 	s->daemon = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, s,
@@ -964,7 +1090,8 @@ void http_stop(http_server *s, int grace_s)
 	if (!s)
 		return;
 	MHD_quiesce_daemon(s->daemon);
-	/* Let requests already begun finish; idle keep-alive connections just close. */
+	end_streams(s);
+	/* Let requests already begun finish (streams end now); idle keep-alive connections just close. */
 	for (int i = 0; i < grace_s * 1000 / LIMIT_SHUTDOWN_POLL_MS && atomic_load(&s->in_flight) > 0; i++)
 		usleep(LIMIT_SHUTDOWN_POLL_MS * 1000);
 	MHD_stop_daemon(s->daemon);

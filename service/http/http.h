@@ -15,6 +15,7 @@ enum http_auth { AUTH_NONE, AUTH_OPTIONAL, AUTH_SEAT, AUTH_PLAYER };   /* PLAYER
 
 typedef struct http_request http_request;
 typedef struct http_response http_response;
+typedef struct http_stream http_stream;
 typedef struct http_site http_site;
 typedef void (*http_handler)(http_request *req, http_response *res);
 
@@ -56,6 +57,7 @@ struct http_response {
 	const char *allow;               /* for 405 */
 	char *set_cookie;                /* malloc'd Set-Cookie value, or NULL */
 	int code;                        /* the app_code of an error answer, for the log */
+	http_stream *stream;             /* a streamed body (http_reply_stream) instead of body */
 };
 
 /*
@@ -87,7 +89,7 @@ http_server *http_start(app *a, const http_site *site, const char *address, unsi
 /* The port actually bound (useful after asking for port 0). */
 unsigned http_port(http_server *s);
 
-/* Stop accepting, give in-flight requests up to grace_s seconds, then stop. */
+/* Stop accepting, end every stream, give in-flight requests up to grace_s seconds, then stop. */
 void http_stop(http_server *s, int grace_s);
 
 /* Look up a query-string argument; NULL when absent. */
@@ -115,6 +117,25 @@ const char *http_header(http_request *req, const char *name);
 void http_reply(http_response *res, int status, const char *content_type, char *body, size_t len);
 void http_reply_json(http_response *res, int status, json_t *value);   /* steals value */
 void http_redirect(http_response *res, const char *location);          /* 303 See Other */
+
+/*
+ * A streamed answer, 200 with a body of unknown length (Server-Sent Events):
+ * read is called on a polling thread whenever the connection can take more,
+ * and returns how many bytes it wrote into buf (at most max), 0 when it has
+ * nothing yet, or HTTP_STREAM_END. After a 0 the connection rests, holding no
+ * thread, until http_stream_wake; a wake that comes before the rest begins is
+ * not lost (read is called again). done(cls) runs once, when the stream is
+ * over for any reason (the client left, read ended it, the server stops:
+ * http_stop ends every stream first); the stream must not be woken after
+ * done has begun. Returns the stream, for http_stream_wake.
+ */
+#define HTTP_STREAM_END (-1L)
+typedef long (*http_stream_reader)(void *cls, char *buf, size_t max);
+http_stream *http_reply_stream(http_response *res, const char *content_type, http_stream_reader read,
+			       void (*done)(void *cls), void *cls);
+
+/* Have the stream's read called again soon. Safe from any thread. */
+void http_stream_wake(http_stream *st);
 
 /* An error answer for code, as JSON or as the HTML error page per the route. */
 void http_reply_error(http_request *req, http_response *res, int code, const char *message);
