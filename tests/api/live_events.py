@@ -203,6 +203,8 @@ class SecrecyTests(LiveCase):
 
 
 class CapTests(LiveCase):
+    daemon_args = ()   # the default keep-alive: a closed stream must be noticed without one
+
     def test_one_address_holds_a_bounded_number_of_streams(self):
         gid, _, _ = self.d.create_game()
         held = [self.stream(gid, source="127.0.0.5") for _ in range(PER_ADDRESS)]
@@ -216,9 +218,10 @@ class CapTests(LiveCase):
         # Another address is not held to this one's streams.
         other = self.stream(gid, source="127.0.0.6")
         self.assertEqual(other.status, 200)
-        # A stream that closes makes room (the server notices at the next keep-alive).
+        # A stream that closes makes room: the server notices the hang-up while the stream rests,
+        # long before the next keep-alive would find it.
         held.pop().close()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + LIMITS["LIMIT_EVENTS_KEEPALIVE_S"] / 2
         while True:
             again = self.stream(gid, source="127.0.0.5")
             if again.status == 200 or time.monotonic() > deadline:
