@@ -34,6 +34,7 @@ struct watch {
 	double since;                /* when the current request began (monotonic seconds) */
 	int receiving;               /* the request is still being received */
 	int cut;                     /* the watchdog shut the socket down */
+	struct http_stream *stream;  /* the stream this connection sends, or NULL */
 	struct watch *prev, *next;
 };
 
@@ -60,11 +61,14 @@ struct http_server {
 struct http_stream {
 	struct http_server *srv;                 /* set when the answer is queued */
 	_Atomic(struct MHD_Connection *) conn;   /* likewise: until then a wake has nothing to wake */
+	atomic_int gone;                         /* the watchdog saw the client hang up */
 	http_stream_reader read;
 	void (*done)(void *cls);
 	void *cls;
 	struct http_stream *prev, *next;
 };
+
+static struct watch *watch_of(struct MHD_Connection *conn);
 
 /* Per-request state, from the first call of the access handler to completion. */
 struct pending {
@@ -229,7 +233,7 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 	long n;
 	(void)pos;
 
-	if (atomic_load(&st->srv->streams_end))
+	if (atomic_load(&st->srv->streams_end) || atomic_load(&st->gone))
 		return MHD_CONTENT_READER_END_OF_STREAM;
 	n = st->read(st->cls, buf, max);
 	if (n < 0)
@@ -244,8 +248,14 @@ static void stream_free(void *cls)
 {
 	http_stream *st = cls;
 	http_server *srv = st->srv;
+	struct watch *w = watch_of(atomic_load(&st->conn));
 
 	st->done(st->cls);
+	if (w) {
+		pthread_mutex_lock(&srv->watch_lock);
+		w->stream = NULL;
+		pthread_mutex_unlock(&srv->watch_lock);
+	}
 	pthread_mutex_lock(&srv->stream_lock);
 	if (st->prev)
 		st->prev->next = st->next;
@@ -271,6 +281,13 @@ static struct MHD_Response *stream_response(struct pending *pd, http_stream *st)
 	srv->streams = st;
 	pthread_mutex_unlock(&srv->stream_lock);
 	atomic_store(&st->conn, pd->req.conn);
+	struct watch *w = watch_of(pd->req.conn);
+	if (w) {
+		/* The watchdog looks after a resting stream's socket, which libmicrohttpd does not poll. */
+		pthread_mutex_lock(&srv->watch_lock);
+		w->stream = st;
+		pthread_mutex_unlock(&srv->watch_lock);
+	}
 	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, LIMIT_STREAM_BLOCK, stream_read, st, stream_free);
 	if (!r)
 		stream_free(st);
@@ -630,6 +647,26 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 }
 
 /*
+ * End the streams whose client has hung up (under watch_lock). Nobody polls
+ * a resting stream's socket, so without this look it would count against
+ * its address's streams until a keep-alive found the client gone.
+ */
+static void end_gone_streams(http_server *srv)
+{
+	for (struct watch *w = srv->watches; w; w = w->next) {
+		char c;
+		ssize_t n;
+		if (!w->stream || atomic_load(&w->stream->gone))
+			continue;
+		n = recv(w->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+			atomic_store(&w->stream->gone, 1);
+			http_stream_wake(w->stream);
+		}
+	}
+}
+
+/*
  * Once a second, shut down the connections whose request has not been
  * received whole LIMIT_REQUEST_RECEIVE_S after it began: libmicrohttpd
  * then sees the connection end and closes it itself.
@@ -653,6 +690,7 @@ static void *watchdog(void *arg)
 		if (cut)
 			log_event("http: closed %d connection%s whose request took over %d s to arrive", cut,
 				  cut == 1 ? "" : "s", LIMIT_REQUEST_RECEIVE_S);
+		end_gone_streams(srv);
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += 1;
 		pthread_cond_timedwait(&srv->watch_wake, &srv->watch_lock, &until);

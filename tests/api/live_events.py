@@ -226,7 +226,7 @@ class CapTests(LiveCase):
             again = self.stream(gid, source="127.0.0.5")
             if again.status == 200 or time.monotonic() > deadline:
                 break
-            again.r.read()
+            again.close()
             time.sleep(0.2)
         self.assertEqual(again.status, 200)
 
