@@ -3,6 +3,8 @@
 	'use strict';
 
 	var POLL_MS = 3000, POLL_HIDDEN_MS = 15000;
+	/* Errors of the event stream in a row (each a failed reconnection) before the page polls instead. */
+	var LIVE_ERRORS_MAX = 3;
 
 	/* The page's parts, found again after every live update. */
 	var ui = {};
@@ -11,6 +13,8 @@
 	/* The places touched so far, and the move being previewed. */
 	var touched = [], previewed = null;
 	var pollTimer = null, busy = false;
+	/* The game's event stream while it is open; its errors in a row. */
+	var live = null, liveErrors = 0;
 
 	function $(id) { return document.getElementById(id); }
 
@@ -290,10 +294,53 @@
 			(game.clock ? game.clock.seats.map(function (s) { return '|' + (s.deadline || ''); }).join('') : '');
 	}
 
+	/* Follow the game: through its event stream when the browser has one that works, else by polling. */
 	function schedulePoll() {
 		clearTimeout(pollTimer);
-		if (!ui.root || ui.root.getAttribute('data-state').indexOf('|over|') >= 0) return;
+		if (!ui.root || ui.root.getAttribute('data-state').indexOf('|over|') >= 0) {
+			stopListening();
+			return;
+		}
+		if (listen()) return;
 		pollTimer = setTimeout(poll, document.hidden ? POLL_HIDDEN_MS : POLL_MS);
+	}
+
+	function stopListening() {
+		if (live) live.close();
+		live = null;
+		document.documentElement.removeAttribute('data-live');
+	}
+
+	/*
+	 * Open the game's event stream (GET /api/games/{id}/events) unless it is open: every
+	 * event carries the public game, as GET /api/games/{id} gives it. The browser reconnects
+	 * by itself after a drop, with Last-Event-ID. False when the page must poll.
+	 */
+	function listen() {
+		if (live) return true;
+		if (!window.EventSource || liveErrors >= LIVE_ERRORS_MAX) return false;
+		live = new EventSource('/api/games/' + encodeURIComponent(ui.root.getAttribute('data-game')) + '/events');
+		live.onopen = function () {
+			liveErrors = 0;
+			document.documentElement.setAttribute('data-live', 'open');
+		};
+		live.onerror = function () {
+			document.documentElement.removeAttribute('data-live');
+			/* Closed for good (refused), or failing again and again: poll instead. */
+			if (live.readyState === EventSource.CLOSED || ++liveErrors >= LIVE_ERRORS_MAX) {
+				liveErrors = LIVE_ERRORS_MAX;
+				stopListening();
+				schedulePoll();
+			}
+		};
+		['state', 'move', 'action', 'result'].forEach(function (kind) {
+			live.addEventListener(kind, function (e) {
+				var game;
+				try { game = JSON.parse(e.data); } catch (err) { return; }
+				update(game).catch(function () { /* the next event, or a poll, tries again */ });
+			});
+		});
+		return true;
 	}
 
 	/* This page's address for this viewer (the page may be the answer to a form, at the form's address). */
@@ -303,25 +350,29 @@
 			(seat ? '?seat=' + encodeURIComponent(seat.value) : '');
 	}
 
-	/* Live updates: when the game changed, fetch this page again and put its new game part in place. */
+	/* Live updates: when game (the public JSON) differs from the page, fetch this page again and put its new game part in place. */
+	function update(game) {
+		if (!game || stateOf(game) === ui.root.getAttribute('data-state') || busy) return Promise.resolve();
+		return fetch(pageAddress(), { cache: 'no-store' }).then(function (r) { return r.ok ? r.text() : null; })
+			.then(function (html) {
+				if (!html) return;
+				var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('game');
+				if (!fresh || busy) return;
+				ui.root.replaceWith(document.importNode(fresh, true));
+				init();
+			});
+	}
+
 	function poll() {
 		fetch('/api/games/' + encodeURIComponent(ui.root.getAttribute('data-game')), { cache: 'no-store' })
 			.then(function (r) { return r.ok ? r.json() : null; })
-			.then(function (game) {
-				if (!game || stateOf(game) === ui.root.getAttribute('data-state') || busy) return;
-				return fetch(pageAddress(), { cache: 'no-store' }).then(function (r) { return r.ok ? r.text() : null; })
-					.then(function (html) {
-						if (!html) return;
-						var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('game');
-						if (!fresh || busy) return;
-						ui.root.replaceWith(document.importNode(fresh, true));
-						init();
-					});
-			})
+			.then(update)
 			.catch(function () { /* the server may be restarting: try again later */ })
 			.then(schedulePoll);
 	}
 
-	document.addEventListener('visibilitychange', function () { if (!document.hidden && ui.root) { clearTimeout(pollTimer); poll(); } });
+	document.addEventListener('visibilitychange', function () {
+		if (!document.hidden && ui.root && !live) { clearTimeout(pollTimer); poll(); }
+	});
 	init();
 })();

@@ -12,6 +12,7 @@
 struct reader_pool;
 struct group_writer;
 struct view_cache;
+struct event_hub;
 
 typedef struct app {
 	db *db;                                /* the one writing connection: use app_db() */
@@ -21,6 +22,7 @@ typedef struct app {
 	struct view_cache *views;              /* rendered views of games (game/view_cache.h); NULL: none kept */
 	/* Told of each game whose version moved, after the commit is durable; NULL: nobody follows. */
 	void (*game_changed)(struct app *a, const char *game_id, long long version);
+	struct event_hub *events;              /* who follows which game live (live/events.h), or NULL */
 	char *base_url;                        /* "http://127.0.0.1:8080", no trailing slash */
 	const char *proxy;                     /* the reverse proxy's address (--proxy), or NULL */
 	unsigned games_per_hour;               /* games one client address may create an hour; 0: no limit */

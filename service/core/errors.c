@@ -36,6 +36,7 @@ static const struct {
 	[-E_BAD_VACATION] = {"bad_vacation", 422},
 	[-E_VACATION_OVERLAP] = {"vacation_overlap", 422},
 	[-E_VACATION_DAYS] = {"vacation_days", 422},
+	[-E_TOO_MANY_STREAMS] = {"too_many_streams", 429},
 };
 
 int app_fail(app_error *err, int code, const char *fmt, ...)

@@ -31,7 +31,8 @@ enum app_code {
 	E_BAD_VACATION = -25,   /* a vacation with bad or past dates, or none to end */
 	E_VACATION_OVERLAP = -26, /* a vacation overlapping one already taken */
 	E_VACATION_DAYS = -27,  /* more vacation days than the year has left */
-	E_CODE_COUNT_ = 28
+	E_TOO_MANY_STREAMS = -28, /* this client address follows as many event streams as it may */
+	E_CODE_COUNT_ = 29
 };
 
 typedef struct app_error {

@@ -23,8 +23,9 @@
 #define LIMIT_RATE_WINDOW_S          ((int)CLOCK_HOUR_S)   /* also the Retry-After of every 429 */
 
 /* HTTP */
-#define LIMIT_CONNECTIONS            512          /* open connections at once (the process has 1024 descriptors) */
+#define LIMIT_CONNECTIONS            2560         /* open connections at once: LIMIT_EVENT_STREAMS event streams and 512 more */
 #define LIMIT_CONNECTIONS_PER_IP     32
+#define LIMIT_DESCRIPTORS_SPARE      256          /* descriptors beyond the connections (database, sockets, mail); serve raises its limit to both */
 #define LIMIT_CONNECTION_TIMEOUT_S   30           /* idle or slow connections are closed */
 #define LIMIT_REQUEST_RECEIVE_S      20           /* a request line, headers and body must arrive within this, however trickled */
 #define LIMIT_HEADER_MEMORY          (32 * 1024)  /* per connection: request line and headers */
@@ -39,9 +40,15 @@
 #define LIMIT_VIEW_CACHE_ENTRIES     4096         /* rendered game views kept in memory (game/view_cache.h); serve --view-cache */
 #define LIMIT_VIEW_CACHE_ENTRIES_MAX 1000000      /* the most --view-cache may give */
 #define LIMIT_VIEW_CACHE_BYTES       (64 * 1024 * 1024) /* ... and their text together: a seat's view with its legal moves may be ~100 KiB */
+#define LIMIT_STREAM_BLOCK           4096         /* bytes a streamed answer hands over at a time */
 #define LIMIT_SHUTDOWN_GRACE_S       10           /* how long in-flight requests may finish */
 #define LIMIT_SHUTDOWN_POLL_MS       10           /* how often shutdown looks whether they have */
 #define LIMIT_MAIL_STOP_GRACE_S      5            /* how long a mail delivery may finish at shutdown */
+
+/* Live events (GET /api/games/{id}/events) */
+#define LIMIT_EVENT_STREAMS          2048         /* event streams open at once; beyond, 503 unavailable */
+#define LIMIT_EVENT_STREAMS_PER_ADDRESS 16        /* ... from one client address (below LIMIT_CONNECTIONS_PER_IP); beyond, 429 too_many_streams */
+#define LIMIT_EVENTS_KEEPALIVE_S     25           /* a comment on every stream this often, under proxies' idle timeouts and LIMIT_CONNECTION_TIMEOUT_S; serve --events-keepalive */
 
 /* Logs */
 #define LIMIT_LOG_LINE               1024         /* bytes of a log line, with its time and newline; the rest is cut */

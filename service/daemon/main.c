@@ -13,6 +13,7 @@
 #include "game/view_cache.h"
 #include "pipeline/pipeline.h"
 #include "http/http.h"
+#include "live/events.h"
 #include "mail_in/mail_in.h"
 #include "mail_in/mail_parse.h"
 #include "mail_in/mail_socket.h"
@@ -34,6 +35,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sysexits.h>
 #include <unistd.h>
@@ -87,6 +89,9 @@ static const char usage_serve[] =
 	"  --view-cache N    rendered game views kept in memory (default "
 	STRINGIFY(LIMIT_VIEW_CACHE_ENTRIES) "; 0 keeps none and\n"
 	"                    makes every view afresh)\n"
+	"  --events-keepalive N\n"
+	"                    seconds between the keep-alive comments of live event streams\n"
+	"                    (default " STRINGIFY(LIMIT_EVENTS_KEEPALIVE_S) ", 1 to " STRINGIFY(LIMIT_EVENTS_KEEPALIVE_S) ")\n"
 	"  --demo            create a demo Nchess game at start and print its seat links\n"
 	"\n"
 	"mail options:\n"
@@ -264,6 +269,7 @@ typedef struct serving {
 	unsigned port, retry;
 	unsigned threads;          /* HTTP polling threads, each with a reading connection */
 	unsigned view_cache;       /* rendered views kept (--view-cache); 0: none */
+	unsigned keepalive;        /* seconds between the keep-alive comments of event streams */
 	int demo;
 	gid_t mail_group;
 	char proxy[HTTP_ADDRESS_TEXT];
@@ -271,6 +277,7 @@ typedef struct serving {
 	mail_config mc;
 	int lock_fd;
 	http_server *srv;
+	event_hub *events;
 	unix_server *msock, *csock;
 	sweeper *sweep;
 	char *sock_path, *control_path;
@@ -330,6 +337,7 @@ static int serve_option(serving *s, int c, const char *arg)
 	case 'H': return count_option("games-per-hour", arg, 0, LIMIT_GAMES_PER_HOUR_MAX, &s->a.games_per_hour);
 	case 'V': return count_option("vacation-days", arg, 0, LIMIT_VACATION_DAYS_MAX, &s->a.vacation_days);
 	case 'C': return count_option("view-cache", arg, 0, LIMIT_VIEW_CACHE_ENTRIES_MAX, &s->view_cache);
+	case 'K': return count_option("events-keepalive", arg, 1, LIMIT_EVENTS_KEEPALIVE_S, &s->keepalive);
 	case 'h': fputs(usage_serve, stdout); return 0;
 	default: fputs(usage_serve, stderr); return EX_USAGE;
 	}
@@ -383,6 +391,7 @@ static int serve_parse_options(serving *s, int argc, char **argv)
 		{"sweep-seconds", required_argument, NULL, 'W'},
 		{"vacation-days", required_argument, NULL, 'V'},
 		{"view-cache", required_argument, NULL, 'C'},
+		{"events-keepalive", required_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -413,6 +422,28 @@ static void serve_mail_config(serving *s)
 	s->a.mail = mc;
 }
 
+/*
+ * Every connection is a descriptor: raise the soft limit towards the hard
+ * one so that LIMIT_CONNECTIONS fit, and say so when they cannot.
+ */
+static void serve_raise_descriptors(void)
+{
+	const rlim_t need = (rlim_t)LIMIT_CONNECTIONS + LIMIT_DESCRIPTORS_SPARE;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+		rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need ? rl.rlim_max : need;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
+		log_event("only %llu file descriptors (the hard limit): %d connections and the database need %llu; "
+			  "new connections will wait when they run out", (unsigned long long)rl.rlim_cur,
+			  LIMIT_CONNECTIONS, (unsigned long long)need);
+}
+
 /* Owner-only files, and SIGTERM and SIGINT left to sigwait: before any thread starts. */
 static void serve_prepare_process(sigset_t *set)
 {
@@ -424,6 +455,7 @@ static void serve_prepare_process(sigset_t *set)
 	sigaddset(set, SIGINT);
 	pthread_sigmask(SIG_BLOCK, set, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	serve_raise_descriptors();
 }
 
 /* Check the templates, lock and open the database, load the keys: 0, or the exit status. */
@@ -483,6 +515,10 @@ static int serve_start_listeners(serving *s)
 	}
 	if (s->view_cache)
 		s->a.views = view_cache_new(s->view_cache, LIMIT_VIEW_CACHE_BYTES);
+	if (!(s->events = events_start(&s->a, s->keepalive))) {
+		fprintf(stderr, "rookery: cannot start the live events' keep-alive thread\n");
+		return EXIT_FAILURE;
+	}
 	s->srv = http_start(&s->a, &routes_site, s->address, s->port, s->threads);
 	if (!s->srv)
 		return EXIT_FAILURE;
@@ -553,6 +589,8 @@ static int serve_stop(serving *s, int rc)
 		close(s->lock_fd);
 		_exit(0);
 	}
+	/* Nothing changes games any more: nobody publishes to the hub. */
+	events_stop(s->events);
 	db_close(s->a.db);
 	if (s->lock_fd >= 0)
 		close(s->lock_fd);
@@ -574,7 +612,7 @@ static int cmd_serve(int argc, char **argv)
 {
 	serving s = {
 		.address = DEFAULT_ADDRESS, .dbpath = DEFAULT_DB, .tls = "try", .domain = "localhost",
-		.port = DEFAULT_PORT, .retry = LIMIT_MAIL_RETRY_S, .mail_group = (gid_t)-1, .lock_fd = -1,
+		.port = DEFAULT_PORT, .retry = LIMIT_MAIL_RETRY_S, .keepalive = LIMIT_EVENTS_KEEPALIVE_S, .mail_group = (gid_t)-1, .lock_fd = -1,
 		.a = {.lock = PTHREAD_MUTEX_INITIALIZER, .games_per_hour = LIMIT_GAMES_PER_HOUR,
 		      .sweep_interval_s = LIMIT_SWEEP_INTERVAL_S, .vacation_days = LIMIT_VACATION_DAYS},
 		.view_cache = LIMIT_VIEW_CACHE_ENTRIES,

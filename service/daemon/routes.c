@@ -3,6 +3,7 @@
 #include "api/api.h"
 #include "core/limits.h"
 #include "game/game.h"
+#include "live/events.h"
 #include "pages/pages.h"
 
 #include <stddef.h>
@@ -18,6 +19,7 @@ static const http_route routes[] = {
 	{"GET",  "/api/variants",              AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, api_variants},
 	{"POST", "/api/games",                 AUTH_NONE,     BODY_JSON, LIMIT_BODY_JSON,  1, api_create_game},
 	{"GET",  "/api/games/{}",              AUTH_OPTIONAL, BODY_NONE, LIMIT_BODY_NONE,  1, api_get_game},
+	{"GET",  "/api/games/{}/events",       AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, events_serve},
 	{"GET",  "/api/games/{}/moves",        AUTH_OPTIONAL, BODY_NONE, LIMIT_BODY_NONE,  1, api_get_moves},
 	{"POST", "/api/games/{}/moves",        AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_post_move},
 	{"GET",  "/api/games/{}/check",        AUTH_SEAT,     BODY_NONE, LIMIT_BODY_NONE,  1, api_check_move},

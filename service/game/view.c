@@ -411,9 +411,9 @@ json_t *view_game_timeless(const game_loaded *g, int seat)
 		"dice_commitment", rec->commitment,
 		"draw_offer", rec->draw_offer >= 0 ? json_string(g->rules->seat_names[rec->draw_offer]) : json_null());
 	json_object_set_new(o, "draw_accepted_by", view_seat_list(g->rules, rec->draw_offer >= 0 ? rec->draw_accepts : 0));
+	json_object_set_new(o, "version", json_integer(rec->version));
 	json_object_set_new(o, "dice_version", json_integer(rec->dice_version));
 	json_object_set_new(o, "client_seeds_open", json_boolean(view_client_seeds_open(g)));
-	json_object_set_new(o, "version", json_integer(rec->version));
 	if (rec->over) {
 		json_t *ranks = json_loads(rec->ranks ? rec->ranks : "[]", 0, NULL);
 		if (!ranks)

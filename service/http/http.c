@@ -34,6 +34,7 @@ struct watch {
 	double since;                /* when the current request began (monotonic seconds) */
 	int receiving;               /* the request is still being received */
 	int cut;                     /* the watchdog shut the socket down */
+	struct http_stream *stream;  /* the stream this connection sends, or NULL */
 	struct watch *prev, *next;
 };
 
@@ -49,7 +50,27 @@ struct http_server {
 	struct watch *watches;
 	int watch_stop;
 	pthread_t watchdog;
+	pthread_mutex_t stream_lock; /* the list of streams */
+	struct http_stream *streams;
+	atomic_int streams_end;      /* http_stop: every stream ends at its next read */
 };
+
+/*
+ * A streamed answer (http_reply_stream), from the handler's reply until
+ * libmicrohttpd frees the response. Listed on its server while queued, so
+ * that http_stop can wake every one of them to end.
+ */
+struct http_stream {
+	struct http_server *srv;                 /* set when the answer is queued */
+	_Atomic(struct MHD_Connection *) conn;   /* likewise: until then a wake has nothing to wake */
+	atomic_int gone;                         /* the watchdog saw the client hang up */
+	http_stream_reader read;
+	void (*done)(void *cls);
+	void *cls;
+	struct http_stream *prev, *next;
+};
+
+static struct watch *watch_of(struct MHD_Connection *conn);
 
 /* Per-request state, from the first call of the access handler to completion. */
 struct pending {
@@ -165,9 +186,20 @@ static void drop_later(http_response *res)
 	res->render_arg = NULL;
 }
 
+/* A stream that was replied but will not be sent: it is over before it began. */
+static void drop_stream(http_response *res)
+{
+	if (res->stream) {
+		res->stream->done(res->stream->cls);
+		free(res->stream);
+		res->stream = NULL;
+	}
+}
+
 void http_reply(http_response *res, int status, const char *content_type, char *body, size_t len)
 {
 	drop_later(res);
+	drop_stream(res);
 	free(res->body);
 	res->status = status;
 	res->content_type = content_type;
@@ -232,6 +264,106 @@ void http_reply_json(http_response *res, int status, json_t *value)
 	j->status = status;
 	j->value = value;
 	http_reply_later(res, status, json_render, json_drop, j);
+}
+
+http_stream *http_reply_stream(http_response *res, const char *content_type, http_stream_reader read,
+			       void (*done)(void *cls), void *cls)
+{
+	http_stream *st = xcalloc(1, sizeof *st);
+
+	http_reply(res, 200, content_type, NULL, 0);
+	st->read = read;
+	st->done = done;
+	st->cls = cls;
+	res->stream = st;
+	return st;
+}
+
+void http_stream_wake(http_stream *st)
+{
+	struct MHD_Connection *conn = atomic_load(&st->conn);
+
+	/* Before the rest begins, this makes libmicrohttpd's suspend a no-op: read runs again. */
+	if (conn)
+		MHD_resume_connection(conn);
+}
+
+/* libmicrohttpd asks for more of a stream: a 0 from read rests the connection. */
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	http_stream *st = cls;
+	long n;
+	(void)pos;
+
+	if (atomic_load(&st->srv->streams_end) || atomic_load(&st->gone))
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	n = st->read(st->cls, buf, max);
+	if (n < 0)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	if (n == 0)
+		MHD_suspend_connection(atomic_load(&st->conn));
+	return (ssize_t)n;
+}
+
+/* libmicrohttpd is done with a stream's response. */
+static void stream_free(void *cls)
+{
+	http_stream *st = cls;
+	http_server *srv = st->srv;
+	struct watch *w = watch_of(atomic_load(&st->conn));
+
+	st->done(st->cls);
+	if (w) {
+		pthread_mutex_lock(&srv->watch_lock);
+		w->stream = NULL;
+		pthread_mutex_unlock(&srv->watch_lock);
+	}
+	pthread_mutex_lock(&srv->stream_lock);
+	if (st->prev)
+		st->prev->next = st->next;
+	else
+		srv->streams = st->next;
+	if (st->next)
+		st->next->prev = st->prev;
+	pthread_mutex_unlock(&srv->stream_lock);
+	free(st);
+}
+
+/* The response of a stream, listed on its server; NULL (and the stream over) if none can be made. */
+static struct MHD_Response *stream_response(struct pending *pd, http_stream *st)
+{
+	http_server *srv = pd->srv;
+	struct MHD_Response *r;
+
+	st->srv = srv;
+	pthread_mutex_lock(&srv->stream_lock);
+	st->next = srv->streams;
+	if (st->next)
+		st->next->prev = st;
+	srv->streams = st;
+	pthread_mutex_unlock(&srv->stream_lock);
+	atomic_store(&st->conn, pd->req.conn);
+	struct watch *w = watch_of(pd->req.conn);
+	if (w) {
+		/* The watchdog looks after a resting stream's socket, which libmicrohttpd does not poll. */
+		pthread_mutex_lock(&srv->watch_lock);
+		w->stream = st;
+		pthread_mutex_unlock(&srv->watch_lock);
+	}
+	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, LIMIT_STREAM_BLOCK, stream_read, st, stream_free);
+	if (!r)
+		stream_free(st);
+	return r;
+}
+
+/* Wake every stream to end (streams_end is set): libmicrohttpd must not stop with one resting. */
+static void end_streams(http_server *srv)
+{
+	pthread_mutex_lock(&srv->stream_lock);
+	atomic_store(&srv->streams_end, 1);
+	for (http_stream *st = srv->streams; st; st = st->next)
+		http_stream_wake(st);
+	pthread_mutex_unlock(&srv->stream_lock);
 }
 
 void http_redirect(http_response *res, const char *location)
@@ -557,7 +689,7 @@ static void add_common_headers(struct MHD_Response *r, const http_response *res)
 		MHD_add_response_header(r, "Allow", res->allow);
 	if (res->set_cookie)
 		MHD_add_response_header(r, "Set-Cookie", res->set_cookie);
-	if (res->status == 429) {
+	if (res->status == 429 && res->code == E_RATE_LIMITED) {
 		char retry[24];
 		snprintf(retry, sizeof retry, "%d", LIMIT_RATE_WINDOW_S);
 		MHD_add_response_header(r, "Retry-After", retry);
@@ -630,6 +762,26 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 }
 
 /*
+ * End the streams whose client has hung up (under watch_lock). Nobody polls
+ * a resting stream's socket, so without this look it would count against
+ * its address's streams until a keep-alive found the client gone.
+ */
+static void end_gone_streams(http_server *srv)
+{
+	for (struct watch *w = srv->watches; w; w = w->next) {
+		char c;
+		ssize_t n;
+		if (!w->stream || atomic_load(&w->stream->gone))
+			continue;
+		n = recv(w->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+			atomic_store(&w->stream->gone, 1);
+			http_stream_wake(w->stream);
+		}
+	}
+}
+
+/*
  * Once a second, shut down the connections whose request has not been
  * received whole LIMIT_REQUEST_RECEIVE_S after it began: libmicrohttpd
  * then sees the connection end and closes it itself.
@@ -653,6 +805,7 @@ static void *watchdog(void *arg)
 		if (cut)
 			log_event("http: closed %d connection%s whose request took over %d s to arrive", cut,
 				  cut == 1 ? "" : "s", LIMIT_REQUEST_RECEIVE_S);
+		end_gone_streams(srv);
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += 1;
 		pthread_cond_timedwait(&srv->watch_wake, &srv->watch_lock, &until);
@@ -668,13 +821,21 @@ static enum MHD_Result send_response(struct pending *pd, http_response *res)
 
 	watch_mark(pd->srv, pd->req.conn, 0);
 	finish_later(res);
-	r = MHD_create_response_from_buffer(res->len, res->body, MHD_RESPMEM_MUST_FREE);
+	if (res->stream)
+		r = stream_response(pd, res->stream);
+	else if (!(r = MHD_create_response_from_buffer(res->len, res->body, MHD_RESPMEM_MUST_FREE)))
+		free(res->body);
+	res->stream = NULL;
 	res->body = NULL;
-	add_common_headers(r, res);
-	if (atomic_load(&pd->srv->stopping))
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
-	ok = MHD_queue_response(pd->req.conn, (unsigned)res->status, r);
-	MHD_destroy_response(r);
+	if (r) {
+		add_common_headers(r, res);
+		if (atomic_load(&pd->srv->stopping))
+			MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+		ok = MHD_queue_response(pd->req.conn, (unsigned)res->status, r);
+		MHD_destroy_response(r);
+	} else {
+		ok = MHD_NO;
+	}
 	pd->status = res->status;
 	pd->code = res->code;
 	free(res->location);
@@ -755,7 +916,7 @@ static void handle(http_request *req, http_response *res)
 	}
 	res->status = 200;
 	req->route->handler(req, res);
-	if (!res->body && !res->render)
+	if (!res->body && !res->render && !res->stream)
 		http_reply(res, res->status ? res->status : 204, "text/plain", xstrdup(""), 0);
 }
 
@@ -763,6 +924,7 @@ static void handle(http_request *req, http_response *res)
 static void clear_answer(http_response *res)
 {
 	drop_later(res);
+	drop_stream(res);
 	free(res->body);
 	free(res->location);
 	free(res->set_cookie);
@@ -1031,6 +1193,7 @@ static void http_free(http_server *s)
 	}
 	pthread_cond_destroy(&s->watch_wake);
 	pthread_mutex_destroy(&s->watch_lock);
+	pthread_mutex_destroy(&s->stream_lock);
 	free(s);
 }
 
@@ -1060,6 +1223,7 @@ http_server *http_start(app *a, const http_site *site, const char *address, unsi
 	s->site = site;
 	pthread_mutex_init(&s->watch_lock, NULL);
 	pthread_cond_init(&s->watch_wake, NULL);
+	pthread_mutex_init(&s->stream_lock, NULL);
 	/* A pool of polling threads: reads run on them in parallel, each on a reading connection
 	 * of its own; changes wait, their connections suspended, for the writer thread. */
 	s->daemon = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, s,
@@ -1102,9 +1266,10 @@ void http_stop(http_server *s, int grace_s)
 	if (!s)
 		return;
 	MHD_quiesce_daemon(s->daemon);
-	/* Let requests already begun finish; new changes are refused, and every answer
-	 * closes its connection, so that keep-alive clients go too. */
+	/* Let requests already begun finish (streams end now); new changes are refused, and
+	 * every answer closes its connection, so that keep-alive clients go too. */
 	atomic_store(&s->stopping, 1);
+	end_streams(s);
 	for (int i = 0; i < grace_s * 1000 / LIMIT_SHUTDOWN_POLL_MS && atomic_load(&s->in_flight) > 0; i++)
 		usleep(LIMIT_SHUTDOWN_POLL_MS * 1000);
 	/* libmicrohttpd cannot stop with a connection suspended: every change handed to the

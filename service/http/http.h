@@ -16,6 +16,7 @@ enum http_auth { AUTH_NONE, AUTH_OPTIONAL, AUTH_SEAT, AUTH_PLAYER };   /* PLAYER
 
 typedef struct http_request http_request;
 typedef struct http_response http_response;
+typedef struct http_stream http_stream;
 typedef struct http_site http_site;
 typedef void (*http_handler)(http_request *req, http_response *res);
 
@@ -63,6 +64,7 @@ struct http_response {
 	void *render_arg;
 	char etag[HTTP_ETAG_TEXT];       /* set by http_validated; "" for answers never kept (no-store) */
 	int personal;                    /* ... made for the request's credential: private */
+	http_stream *stream;             /* a streamed body (http_reply_stream) instead of body */
 };
 
 /*
@@ -94,7 +96,7 @@ http_server *http_start(app *a, const http_site *site, const char *address, unsi
 /* The port actually bound (useful after asking for port 0). */
 unsigned http_port(http_server *s);
 
-/* Stop accepting, give in-flight requests up to grace_s seconds, then stop. */
+/* Stop accepting, end every stream, give in-flight requests up to grace_s seconds, then stop. */
 void http_stop(http_server *s, int grace_s);
 
 /* Look up a query-string argument; NULL when absent. */
@@ -152,6 +154,25 @@ int http_etag_held(http_request *req, const char *etag);
 
 /* 304 Not Modified: no body; the validator set by http_validated goes with it. */
 void http_reply_not_modified(http_response *res);
+
+/*
+ * A streamed answer, 200 with a body of unknown length (Server-Sent Events):
+ * read is called on a polling thread whenever the connection can take more,
+ * and returns how many bytes it wrote into buf (at most max), 0 when it has
+ * nothing yet, or HTTP_STREAM_END. After a 0 the connection rests, holding no
+ * thread, until http_stream_wake; a wake that comes before the rest begins is
+ * not lost (read is called again). done(cls) runs once, when the stream is
+ * over for any reason (the client left, read ended it, the server stops:
+ * http_stop ends every stream first); the stream must not be woken after
+ * done has begun. Returns the stream, for http_stream_wake.
+ */
+#define HTTP_STREAM_END (-1L)
+typedef long (*http_stream_reader)(void *cls, char *buf, size_t max);
+http_stream *http_reply_stream(http_response *res, const char *content_type, http_stream_reader read,
+			       void (*done)(void *cls), void *cls);
+
+/* Have the stream's read called again soon. Safe from any thread. */
+void http_stream_wake(http_stream *st);
 
 /* An error answer for code, as JSON or as the HTML error page per the route. */
 void http_reply_error(http_request *req, http_response *res, int code, const char *message);

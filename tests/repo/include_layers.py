@@ -25,11 +25,12 @@ ALLOWED = {
     'service/mail_in': {'service/pipeline', 'service/mail_out', 'service/game', 'service/core',
                         'common', 'db', 'rules'},
     'service/http': {'service/core', 'common', 'db'},
+    'service/live': {'service/http', 'service/game', 'service/core', 'common', 'db', 'rules'},
     'service/api': {'service/http', 'service/pipeline', 'service/mail_out', 'service/game',
                     'service/core', 'common', 'db', 'rules'},
     'service/pages': {'service/http', 'service/pipeline', 'service/mail_out', 'service/game',
                       'service/core', 'common', 'db', 'rules'},
-    'service/daemon': {'service/api', 'service/pages', 'service/http', 'service/mail_in',
+    'service/daemon': {'service/api', 'service/pages', 'service/live', 'service/http', 'service/mail_in',
                        'service/pipeline', 'service/mail_out', 'service/game', 'service/core',
                        'common', 'db', 'rules'},
 }
