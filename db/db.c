@@ -226,17 +226,25 @@ int db_in_transaction(db *d)
 	return !sqlite3_get_autocommit(d->conn);
 }
 
+/* A statement without rows or parameters, prepared once per connection (BEGIN, COMMIT). */
+static int exec_cached(db *d, const char *sql, db_error *err, const char *what)
+{
+	sqlite3_stmt *st;
+	int r = dbi_prepare(d, sql, &st, err);
+
+	return r ? r : dbi_step_done(d, st, err, what);
+}
+
 int db_read_begin(db *d, db_error *err)
 {
-	if (sqlite3_exec(d->conn, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
-		return dbi_sql_fail(d, err, "begin");
-	return 0;
+	/* Every request that reads begins and ends one: not parsed again each time. */
+	return exec_cached(d, "BEGIN", err, "begin");
 }
 
 void db_read_end(db *d)
 {
 	if (!sqlite3_get_autocommit(d->conn))
-		sqlite3_exec(d->conn, "COMMIT", NULL, NULL, NULL);
+		exec_cached(d, "COMMIT", NULL, "commit");
 }
 
 int db_game_version(db *d, const char *id, long long *version, db_error *err)
