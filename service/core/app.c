@@ -2,27 +2,61 @@
 #include "core/app.h"
 #include "core/errors.h"
 #include "core/log.h"
+#include "core/readers.h"
+#include "core/versions.h"
 
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static _Thread_local db *thread_reader;
+/* The calling thread's read (app_read_begin): its pool, and the connection once taken. */
+static _Thread_local struct {
+	reader_pool *pool;
+	db *d;
+	uint64_t mark;   /* versions_mark when the read began, before its snapshot */
+} reading;
 
 db *app_db(app *a)
 {
-	return thread_reader ? thread_reader : a->db;
+	if (!reading.pool)
+		return a->db;
+	if (!reading.d) {
+		db_error de;
+		reading.d = readers_take(reading.pool);
+		/* Failing, each statement reads in a snapshot of its own: still committed data. */
+		if (db_read_begin(reading.d, &de))
+			log_event("cannot begin a read: %s", de.message);
+	}
+	return reading.d;
 }
 
-void app_bind_reader(db *d)
+void app_read_begin(app *a)
 {
-	thread_reader = d;
+	reading.pool = a->readers;
+	reading.d = NULL;
+	reading.mark = versions_mark(a->versions);
+}
+
+uint64_t app_read_mark(void)
+{
+	return reading.mark;
+}
+
+void app_read_end(app *a)
+{
+	(void)a;
+	if (reading.d) {
+		db_read_end(reading.d);
+		readers_give(reading.pool, reading.d);
+	}
+	reading.pool = NULL;
+	reading.d = NULL;
 }
 
 int app_reading(void)
 {
-	return thread_reader != NULL;
+	return reading.pool != NULL;
 }
 
 void app_writer_lock(app *a)
@@ -33,6 +67,8 @@ void app_writer_lock(app *a)
 static void tell_changed(void *arg, const char *game_id, long long version)
 {
 	app *a = arg;
+
+	versions_committed(a->versions, game_id, version);
 	if (a->game_changed)
 		a->game_changed(a, game_id, version);
 }

@@ -6,6 +6,7 @@
 #include "db.h"
 
 #include <pthread.h>
+#include <stdint.h>
 
 #define APP_KEY_BYTES 32
 
@@ -19,6 +20,7 @@ typedef struct app {
 	pthread_mutex_t lock;                  /* held while using db: the group writer, mail-in, delivery and sweeper threads share it */
 	struct reader_pool *readers;           /* reading connections for requests that only read */
 	struct group_writer *writer;           /* applies the HTTP changes in groups (group_commit.h) */
+	struct versions *versions;             /* games' latest committed versions in memory (versions.h); NULL: none */
 	struct view_cache *views;              /* rendered views of games (game/view_cache.h); NULL: none kept */
 	/* Told of each game whose version moved, after the commit is durable; NULL: nobody follows. */
 	void (*game_changed)(struct app *a, const char *game_id, long long version);
@@ -35,14 +37,27 @@ typedef struct app {
 } app;
 
 /*
- * The connection the calling thread works with: the reading connection bound
- * to it for a request that only reads (app_bind_reader), else the writer,
- * which only a holder of a->lock may use.
+ * The connection the calling thread works with: between app_read_begin and
+ * app_read_end a reading connection of a->readers, else the writer, which
+ * only a holder of a->lock may use.
  */
 db *app_db(app *a);
 
-/* Bind d as the calling thread's reading connection; NULL unbinds. */
-void app_bind_reader(db *d);
+/*
+ * Read on the calling thread from a reading connection of a->readers (which
+ * must be open), all in one snapshot. The connection is taken, and its read
+ * transaction begun, when app_db is first asked for it: an answer made from
+ * memory alone touches no connection and takes no file lock. app_read_end
+ * ends the transaction and gives the connection back.
+ */
+void app_read_begin(app *a);
+void app_read_end(app *a);
+
+/*
+ * The mark of a->versions taken when the calling thread's read began, before
+ * its snapshot: what versions_learn needs for a version this read found.
+ */
+uint64_t app_read_mark(void);
 
 /*
  * Whether the calling thread reads on a reading connection: what it reads

@@ -37,6 +37,7 @@
 #define LIMIT_JSON_DEPTH             8
 #define LIMIT_HTTP_THREADS           16           /* polling threads at most (one per core up to this), each with a reading connection */
 #define LIMIT_GROUP_CHANGES          64           /* changes one group commit holds at most (group_commit.h) */
+#define LIMIT_VERSIONS_KEPT          65536        /* games whose latest version is known in memory (core/versions.h), with the view cache */
 #define LIMIT_VIEW_CACHE_ENTRIES     4096         /* rendered game views kept in memory (game/view_cache.h); serve --view-cache */
 #define LIMIT_VIEW_CACHE_ENTRIES_MAX 1000000      /* the most --view-cache may give */
 #define LIMIT_VIEW_CACHE_BYTES       (64 * 1024 * 1024) /* ... and their text together: a seat's view with its legal moves may be ~100 KiB */

@@ -5,6 +5,7 @@
 #include "core/links.h"
 #include "core/log.h"
 #include "core/readers.h"
+#include "core/versions.h"
 #include "daemon/control_socket.h"
 #include "daemon/routes.h"
 #include "daemon/sweeper.h"
@@ -513,8 +514,10 @@ static int serve_start_listeners(serving *s)
 		fprintf(stderr, "rookery: cannot start the writer thread\n");
 		return EXIT_FAILURE;
 	}
-	if (s->view_cache)
+	if (s->view_cache) {
 		s->a.views = view_cache_new(s->view_cache, LIMIT_VIEW_CACHE_BYTES);
+		s->a.versions = versions_new(LIMIT_VERSIONS_KEPT);
+	}
 	if (!(s->events = events_start(&s->a, s->keepalive))) {
 		fprintf(stderr, "rookery: cannot start the live events' keep-alive thread\n");
 		return EXIT_FAILURE;
@@ -574,9 +577,6 @@ static int serve_stop(serving *s, int rc)
 {
 	http_stop(s->srv, LIMIT_SHUTDOWN_GRACE_S);
 	group_writer_stop(s->a.writer);
-	serve_log_views(s->a.views);
-	view_cache_free(s->a.views);
-	readers_close(s->a.readers);
 	unix_server_stop(s->msock);
 	unix_server_stop(s->csock);
 	sweeper_stop(s->sweep);
@@ -589,8 +589,12 @@ static int serve_stop(serving *s, int rc)
 		close(s->lock_fd);
 		_exit(0);
 	}
-	/* Nothing changes games any more: nobody publishes to the hub. */
+	/* Nothing changes games any more: nobody publishes to the hub, tells versions or reads. */
 	events_stop(s->events);
+	serve_log_views(s->a.views);
+	view_cache_free(s->a.views);
+	versions_free(s->a.versions);
+	readers_close(s->a.readers);
 	db_close(s->a.db);
 	if (s->lock_fd >= 0)
 		close(s->lock_fd);

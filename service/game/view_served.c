@@ -1,5 +1,6 @@
 /* view_served.c - the game JSON served from the cache with its clock made at serve time, and entity tags. */
 #include "game/view_served.h"
+#include "core/versions.h"
 #include "game/clock.h"
 #include "game/view.h"
 #include "game/view_cache.h"
@@ -38,8 +39,14 @@ static int tag_start(char *tag, long long version, int viewer)
 int view_version(app *a, const char *id, long long *version, app_error *err)
 {
 	db_error de;
-	int r = db_game_version(app_db(a), id, version, &de);
+	int r;
 
+	/* The writer reads its own changes before they are committed: memory is for readers only. */
+	if (app_reading() && versions_get(a->versions, id, version))
+		return 0;
+	r = db_game_version(app_db(a), id, version, &de);
+	if (r == 0 && app_reading())
+		versions_learn(a->versions, id, *version, app_read_mark());
 	if (r == DB_E_NOTFOUND)
 		return app_fail(err, E_NOT_FOUND, "there is no game %s", id);
 	if (r)
@@ -154,6 +161,7 @@ int view_serve_game(app *a, const char *id, int viewer, view_held_fn held, void 
 	if (!hit) {
 		if ((r = game_load(a, id, &g, err)))
 			return r;
+		out->version = g.rec->version;   /* the snapshot may be newer than the version told */
 		json_t *o = view_game_timeless(&g, viewer);
 		text = dump(o, &len);
 		json_decref(o);

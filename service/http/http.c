@@ -3,7 +3,6 @@
 #include "core/errors.h"
 #include "core/group_commit.h"
 #include "core/limits.h"
-#include "core/readers.h"
 #include "core/log.h"
 #include "core/text.h"
 #include "http/json_body.h"
@@ -968,20 +967,10 @@ static enum MHD_Result dispatch_read(struct pending *pd)
 {
 	app *a = pd->req.app;
 	http_response res = {0};
-	db *d = readers_take(a->readers);
-	db_error de;
 
-	app_bind_reader(d);
-	if (db_read_begin(d, &de)) {
-		app_error err = {0};
-		app_storage_fail(&err, &de);
-		http_reply_error(&pd->req, &res, err.code, err.message);
-	} else {
-		handle(&pd->req, &res);
-		db_read_end(d);
-	}
-	app_bind_reader(NULL);
-	readers_give(a->readers, d);
+	app_read_begin(a);
+	handle(&pd->req, &res);
+	app_read_end(a);
 	return send_response(pd, &res);
 }
 

@@ -3,7 +3,6 @@
 #include "core/errors.h"
 #include "core/limits.h"
 #include "core/log.h"
-#include "core/readers.h"
 #include "game/game.h"
 #include "game/view.h"
 #include "game/view_served.h"
@@ -173,9 +172,7 @@ static snapshot *snapshot_build(app *a, const char *id, app_error *err)
 /* snapshot_build on a reading connection of its own, in one snapshot of the database. */
 static snapshot *snapshot_read(app *a, const char *id, app_error *err)
 {
-	snapshot *s = NULL;
-	db_error de;
-	db *d;
+	snapshot *s;
 
 	if (!a->readers) {   /* a server without reading connections reads on the writer */
 		app_writer_lock(a);
@@ -183,16 +180,9 @@ static snapshot *snapshot_read(app *a, const char *id, app_error *err)
 		app_writer_unlock(a);
 		return s;
 	}
-	d = readers_take(a->readers);
-	app_bind_reader(d);
-	if (db_read_begin(d, &de)) {
-		app_storage_fail(err, &de);
-	} else {
-		s = snapshot_build(a, id, err);
-		db_read_end(d);
-	}
-	app_bind_reader(NULL);
-	readers_give(a->readers, d);
+	app_read_begin(a);
+	s = snapshot_build(a, id, err);
+	app_read_end(a);
 	return s;
 }
 

@@ -1,0 +1,119 @@
+/* versions.c - games' latest committed versions in a fixed table: the writer's word, and what readers learnt safely. */
+#include "core/versions.h"
+#include "db.h"
+#include "xalloc.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct slot {
+	char id[DB_GAME_ID_TEXT];   /* "" when empty */
+	long long version;
+};
+
+struct versions {
+	pthread_mutex_t lock;
+	unsigned room;
+	struct slot *slots;
+	uint64_t commits;           /* versions_committed calls so far: the marks readers take */
+	uint64_t replaced_at;       /* commits when a record was last replaced by another game's */
+};
+
+versions *versions_new(unsigned room)
+{
+	versions *v = xcalloc(1, sizeof *v);
+
+	pthread_mutex_init(&v->lock, NULL);
+	v->room = room ? room : 1;
+	v->slots = xcalloc(v->room, sizeof *v->slots);
+	return v;
+}
+
+void versions_free(versions *v)
+{
+	if (!v)
+		return;
+	pthread_mutex_destroy(&v->lock);
+	free(v->slots);
+	free(v);
+}
+
+/* FNV-1a: ids are random already; this only spreads them over the table. */
+static struct slot *slot_of(versions *v, const char *id)
+{
+	uint32_t h = 2166136261u;
+
+	for (const unsigned char *p = (const unsigned char *)id; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return &v->slots[h % v->room];
+}
+
+/* Record version for id under the lock; a different game's record gives way. */
+static void record(versions *v, struct slot *s, const char *id, long long version)
+{
+	if (strcmp(s->id, id) != 0) {
+		if (s->id[0])
+			v->replaced_at = v->commits;
+		snprintf(s->id, sizeof s->id, "%s", id);
+		s->version = version;
+	} else if (version > s->version) {
+		s->version = version;
+	}
+}
+
+void versions_committed(versions *v, const char *game_id, long long version)
+{
+	if (!v || strlen(game_id) >= DB_GAME_ID_TEXT)
+		return;
+	pthread_mutex_lock(&v->lock);
+	v->commits++;
+	record(v, slot_of(v, game_id), game_id, version);
+	pthread_mutex_unlock(&v->lock);
+}
+
+uint64_t versions_mark(versions *v)
+{
+	uint64_t m;
+
+	if (!v)
+		return 0;
+	pthread_mutex_lock(&v->lock);
+	m = v->commits;
+	pthread_mutex_unlock(&v->lock);
+	return m;
+}
+
+void versions_learn(versions *v, const char *game_id, long long version, uint64_t mark)
+{
+	if (!v || strlen(game_id) >= DB_GAME_ID_TEXT)
+		return;
+	pthread_mutex_lock(&v->lock);
+	struct slot *s = slot_of(v, game_id);
+	/*
+	 * A commit the reader's snapshot did not see was told after the mark. If
+	 * its record is still here, it is newer and stays (versions only rise);
+	 * if a record was replaced since the mark, it may have been that one, and
+	 * the reader's version could be stale: then it is not kept.
+	 */
+	if (strcmp(s->id, game_id) == 0 || v->replaced_at <= mark)
+		record(v, s, game_id, version);
+	pthread_mutex_unlock(&v->lock);
+}
+
+int versions_get(versions *v, const char *game_id, long long *version)
+{
+	int found = 0;
+
+	if (!v)
+		return 0;
+	pthread_mutex_lock(&v->lock);
+	struct slot *s = slot_of(v, game_id);
+	if (strcmp(s->id, game_id) == 0) {
+		*version = s->version;
+		found = 1;
+	}
+	pthread_mutex_unlock(&v->lock);
+	return found;
+}

@@ -1,0 +1,34 @@
+/* versions.h - the latest committed version of games, known in memory so that a warm read touches no database. */
+#ifndef ROOKERY_VERSIONS_H
+#define ROOKERY_VERSIONS_H
+
+#include <stdint.h>
+
+typedef struct versions versions;
+
+/* A table of room games' versions (direct-mapped by the id's hash: a newcomer replaces a game). */
+versions *versions_new(unsigned room);
+void versions_free(versions *v);   /* NULL is fine */
+
+/*
+ * The writer committed game_id at version (app->game_changed, after the
+ * commit is durable and before the change is answered): from now on this is
+ * the game's version for every reader.
+ */
+void versions_committed(versions *v, const char *game_id, long long version);
+
+/* A mark to take before a reader reads a version from the database (versions_learn). */
+uint64_t versions_mark(versions *v);
+
+/*
+ * A reader read version from the database in a snapshot begun after it took
+ * mark. It is kept unless a commit the snapshot may not have seen could
+ * have been forgotten since (a record replaced after mark); a version
+ * already known is only ever raised.
+ */
+void versions_learn(versions *v, const char *game_id, long long version, uint64_t mark);
+
+/* 1 with the game's latest committed version in *version when known; 0 when not (v may be NULL). */
+int versions_get(versions *v, const char *game_id, long long *version);
+
+#endif
