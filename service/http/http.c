@@ -1,11 +1,11 @@
-/* http.c - libmicrohttpd glue: bounded bodies, route matching, auth, one log line per request. */
+/* http.c - the server: libmicrohttpd callbacks, bounded bodies, auth, reads and changes dispatched, streams, the watchdog, one log line per request. */
 #include "http/http.h"
+#include "http/http_internal.h"
 #include "core/errors.h"
 #include "core/group_commit.h"
 #include "core/limits.h"
 #include "core/log.h"
 #include "core/text.h"
-#include "http/json_body.h"
 #include "xalloc.h"
 
 #include <arpa/inet.h>
@@ -102,167 +102,14 @@ static double elapsed_ms(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-const char *http_query(http_request *req, const char *name)
-{
-	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
-}
-
-/* An IPv4 or IPv6 address written the one canonical way into out; 0 when text is not one. */
-static int canonical_address(const char *text, char *out, size_t size)
-{
-	unsigned char raw[sizeof(struct in6_addr)];
-
-	if (inet_pton(AF_INET, text, raw) == 1)
-		return inet_ntop(AF_INET, raw, out, (socklen_t)size) != NULL;
-	if (inet_pton(AF_INET6, text, raw) == 1)
-		return inet_ntop(AF_INET6, raw, out, (socklen_t)size) != NULL;
-	return 0;
-}
-
-/*
- * The address the proxy put last in X-Forwarded-For: the one it received the
- * request from (earlier entries come from the client and prove nothing).
- */
-static int forwarded_for(http_request *req, char *out, size_t size)
-{
-	const char *h = http_header(req, "X-Forwarded-For"), *last;
-	char entry[INET6_ADDRSTRLEN];
-	size_t n;
-
-	if (!h)
-		return 0;
-	last = strrchr(h, ',');
-	last = last ? last + 1 : h;
-	last += strspn(last, " \t");
-	n = strcspn(last, " \t");
-	if (n == 0 || n >= sizeof entry || last[n + strspn(last + n, " \t")])
-		return 0;
-	memcpy(entry, last, n);
-	entry[n] = 0;
-	return canonical_address(entry, out, size);
-}
-
-void http_client_address(http_request *req, char *out, size_t size)
-{
-	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
-
-	snprintf(out, size, "unknown");
-	if (sa && sa->sa_family == AF_INET)
-		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)size);
-	else if (sa && sa->sa_family == AF_INET6)
-		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)size);
-	/* Only the proxy's own word is taken: anyone else could write the header. */
-	if (req->app->proxy && strcmp(out, req->app->proxy) == 0) {
-		char client[INET6_ADDRSTRLEN];
-		if (forwarded_for(req, client, sizeof client))
-			snprintf(out, size, "%s", client);
-	}
-}
-
-int http_proxy_address(const char *text, char *out, size_t size)
-{
-	return canonical_address(text, out, size) ? 0 : -1;
-}
-
-const char *http_cookie(http_request *req, const char *name)
-{
-	return MHD_lookup_connection_value(req->conn, MHD_COOKIE_KIND, name);
-}
-
-const char *http_header(http_request *req, const char *name)
-{
-	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
-}
-
-/* Forget an answer to be finished later, without finishing it. */
-static void drop_later(http_response *res)
-{
-	if (res->drop)
-		res->drop(res->render_arg);
-	res->render = NULL;
-	res->drop = NULL;
-	res->render_arg = NULL;
-}
-
 /* A stream that was replied but will not be sent: it is over before it began. */
-static void drop_stream(http_response *res)
+void http_stream_drop(http_response *res)
 {
 	if (res->stream) {
 		res->stream->done(res->stream->cls);
 		free(res->stream);
 		res->stream = NULL;
 	}
-}
-
-void http_reply(http_response *res, int status, const char *content_type, char *body, size_t len)
-{
-	drop_later(res);
-	drop_stream(res);
-	free(res->body);
-	res->status = status;
-	res->content_type = content_type;
-	res->body = body;
-	res->len = len;
-}
-
-void http_reply_later(http_response *res, int status, void (*render)(void *arg, http_response *res),
-		      void (*drop)(void *arg), void *arg)
-{
-	http_reply(res, status, NULL, NULL, 0);
-	res->render = render;
-	res->drop = drop;
-	res->render_arg = arg;
-}
-
-/* Finish an answer made with http_reply_later (a render may itself answer later: JSON). */
-static void finish_later(http_response *res)
-{
-	while (res->render) {
-		void (*render)(void *, http_response *) = res->render;
-		void (*drop)(void *) = res->drop;
-		void *arg = res->render_arg;
-
-		res->render = NULL;
-		res->drop = NULL;
-		res->render_arg = NULL;
-		render(arg, res);
-		if (drop)
-			drop(arg);
-	}
-}
-
-struct json_later {
-	int status;
-	json_t *value;
-};
-
-static void json_render(void *arg, http_response *res)
-{
-	struct json_later *j = arg;
-	char *s = json_dumps(j->value, JSON_COMPACT | JSON_ENSURE_ASCII);
-
-	if (!s)
-		abort();
-	http_reply(res, j->status, "application/json", s, strlen(s));
-}
-
-static void json_drop(void *arg)
-{
-	struct json_later *j = arg;
-
-	json_decref(j->value);
-	free(j);
-}
-
-void http_reply_json(http_response *res, int status, json_t *value)
-{
-	struct json_later *j = xmalloc(sizeof *j);
-
-	/* Serializing waits until the change is durable and the writer is free. */
-	j->status = status;
-	j->value = value;
-	http_reply_later(res, status, json_render, json_drop, j);
 }
 
 http_stream *http_reply_stream(http_response *res, const char *content_type, http_stream_reader read,
@@ -363,305 +210,6 @@ static void end_streams(http_server *srv)
 	for (http_stream *st = srv->streams; st; st = st->next)
 		http_stream_wake(st);
 	pthread_mutex_unlock(&srv->stream_lock);
-}
-
-void http_redirect(http_response *res, const char *location)
-{
-	free(res->location);
-	res->location = xstrdup(location);
-	http_reply(res, 303, "text/plain; charset=utf-8", xstrdup("See Other\n"), 10);
-}
-
-void http_validated(http_response *res, const char *etag, int personal)
-{
-	snprintf(res->etag, sizeof res->etag, "%s", etag);
-	res->personal = personal;
-}
-
-/* The opaque part of a tag, "x" of "x" or W/"x", as a span of s (*n bytes); NULL when malformed. */
-static const char *opaque_tag(const char *s, size_t *n)
-{
-	const char *close;
-
-	if (s[0] == 'W' && s[1] == '/')
-		s += 2;
-	if (s[0] != '"' || !(close = strchr(s + 1, '"')))
-		return NULL;
-	*n = (size_t)(close - s) + 1;
-	return s;
-}
-
-int http_etag_held(http_request *req, const char *etag)
-{
-	const char *h = http_header(req, "If-None-Match"), *ours, *p;
-	size_t our_len, n;
-
-	if (!h || !(ours = opaque_tag(etag, &our_len)))
-		return 0;
-	for (p = h;;) {
-		p += strspn(p, " \t,");
-		if (!*p)
-			return 0;
-		if (*p == '*')
-			return 1;
-		const char *t = opaque_tag(p, &n);
-		if (!t)
-			return 0;     /* a malformed list: answer in full */
-		if (n == our_len && memcmp(t, ours, n) == 0)
-			return 1;
-		p = t + n;
-	}
-}
-
-void http_reply_not_modified(http_response *res)
-{
-	http_reply(res, 304, "application/json", xstrdup(""), 0);
-}
-
-void http_reply_error(http_request *req, http_response *res, int code, const char *message)
-{
-	res->etag[0] = 0;
-	res->code = code;
-	if (!req->route || req->route->api) {
-		json_t *e = json_pack("{s:{s:s, s:s}}", "error", "code", app_code_name(code),
-				      "message", message);
-		http_reply_json(res, app_code_status(code), e);
-	} else {
-		req->site->error_page(req, res, code, message);
-	}
-}
-
-/* A query argument of up to 9 digits (so no overflow) in [min, max] into *out; def when absent. */
-static int query_count(http_request *req, const char *name, int def, int min, int max, int *out)
-{
-	const char *v = http_query(req, name);
-	size_t len = v ? strlen(v) : 0;
-
-	*out = def;
-	if (!v)
-		return 0;
-	if (len == 0 || len > 9 || strspn(v, "0123456789") != len)
-		return -1;
-	*out = atoi(v);
-	return *out < min || *out > max ? -1 : 0;
-}
-
-int http_page_query(http_request *req, int *from, int *limit, app_error *err)
-{
-	if (query_count(req, "from", 0, 0, 999999999, from))
-		return app_fail(err, E_BAD_REQUEST, "from must be a ply: a whole number from 0");
-	if (query_count(req, "limit", LIMIT_MOVES_PAGE_DEFAULT, 1, LIMIT_MOVES_PAGE_MAX, limit))
-		return app_fail(err, E_BAD_REQUEST, "limit must be a whole number from 1 to %d",
-				LIMIT_MOVES_PAGE_MAX);
-	return 0;
-}
-
-int http_json_body(http_request *req, json_t **out, app_error *err)
-{
-	const char *ct = http_header(req, "Content-Type");
-
-	*out = NULL;
-	if (!ct || strncasecmp(ct, "application/json", 16) != 0 || (ct[16] && ct[16] != ';' && ct[16] != ' '))
-		return app_fail(err, E_MEDIA_TYPE, "send the body as application/json");
-	return json_body_decode(req->body, req->body_len, out, err);
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-char *http_url_decode(const char *s, size_t len)
-{
-	char *out = xmalloc(len + 1), *o = out;
-
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] == '+') {
-			*o++ = ' ';
-		} else if (s[i] == '%') {
-			int h, l;
-			if (i + 2 >= len) {
-				free(out);
-				return NULL;
-			}
-			h = hexval((unsigned char)s[i + 1]);
-			l = hexval((unsigned char)s[i + 2]);
-			if (h < 0 || l < 0 || (h == 0 && l == 0)) {
-				free(out);
-				return NULL;
-			}
-			*o++ = (char)(h << 4 | l);
-			i += 2;
-		} else {
-			*o++ = s[i];
-		}
-	}
-	*o = 0;
-	return out;
-}
-
-char *http_form_field(http_request *req, const char *name)
-{
-	const char *p = req->body, *end = req->body + req->body_len;
-	size_t nlen = strlen(name);
-
-	if (!p)
-		return NULL;
-	while (p < end) {
-		const char *amp = memchr(p, '&', (size_t)(end - p));
-		const char *stop = amp ? amp : end;
-		const char *eq = memchr(p, '=', (size_t)(stop - p));
-		if (eq && (size_t)(eq - p) == nlen && memcmp(p, name, nlen) == 0)
-			return http_url_decode(eq + 1, (size_t)(stop - eq - 1));
-		p = stop + 1;
-	}
-	return NULL;
-}
-
-/* A captured path segment: short, and only characters ids and tokens use. */
-static int segment_ok(const char *s, size_t n)
-{
-	if (n == 0 || n > LIMIT_TOKEN)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '-' || c == '_' || c == '.'))
-			return 0;
-	}
-	return 1;
-}
-
-/* Append n bytes of s to out (size bytes, *len used), cutting at the end. */
-static void append(char *out, size_t size, size_t *len, const char *s, size_t n)
-{
-	if (!out || *len + 1 >= size)
-		return;
-	if (n > size - 1 - *len)
-		n = size - 1 - *len;
-	memcpy(out + *len, s, n);
-	*len += n;
-	out[*len] = 0;
-}
-
-/* A path segment that cannot be a secret: short, lower case, digits and punctuation only. */
-static int plain_word(const char *s, size_t n)
-{
-	if (n > LIMIT_LOG_PATH_WORD)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '.'))
-			return 0;
-	return 1;
-}
-
-/*
- * Match path against pattern. On success fill req->params (when req is
- * given) and write into shown (when given) the path as it may be logged:
- * each {token} segment as "*", and each {} segment that is not a plain word.
- */
-static int match(const char *pattern, const char *path, http_request *req, char *shown, size_t size)
-{
-	const char *p = pattern, *s = path;
-	size_t len = 0;
-	int n = 0;
-
-	if (shown && size)
-		shown[0] = 0;
-	while (*p && *s) {
-		if (p[0] == '{') {
-			const char *close = strchr(p, '}'), *slash = strchr(s, '/');
-			size_t seg = slash ? (size_t)(slash - s) : strlen(s);
-			int credential = close && close - p == 6 && !strncmp(p, "{token}", 7);
-			if (!close || (close != p + 1 && !credential))
-				goto no;     /* a pattern names no other kind of parameter */
-			if (!segment_ok(s, seg) || n == HTTP_MAX_PARAMS)
-				goto no;
-			if (req)
-				req->params[n] = xstrndup(s, seg);
-			n++;
-			/* A plain parameter that is no plain word may be a secret typed at the wrong place. */
-			if (credential || !plain_word(s, seg))
-				append(shown, size, &len, "*", 1);
-			else
-				append(shown, size, &len, s, seg);
-			s += seg;
-			p = close + 1;
-		} else if (*p == *s) {
-			append(shown, size, &len, s, 1);
-			p++, s++;
-		} else {
-			goto no;
-		}
-	}
-	if (*p || *s)
-		goto no;
-	if (req)
-		req->nparams = n;
-	return 1;
-no:
-	for (int i = 0; req && i < n; i++) {
-		free(req->params[i]);
-		req->params[i] = NULL;
-	}
-	return 0;
-}
-
-/*
- * The path as logged. A path of a route shows its plain parameters (those
- * that are plain words) and "*" for each credential; any other path (a mistyped token link too) only
- * up to its first segment that is not a plain word.
- */
-static void log_path(const http_site *site, const char *path, char *out, size_t size)
-{
-	size_t len = 0;
-
-	for (const http_route *r = site->routes; r->method; r++)
-		if (match(r->pattern, path, NULL, out, size))
-			return;
-	out[0] = 0;
-	for (const char *s = path; *s == '/';) {
-		size_t seg = strcspn(s + 1, "/");
-		if (!plain_word(s + 1, seg)) {
-			append(out, size, &len, "/*", 2);
-			return;
-		}
-		append(out, size, &len, s, seg + 1);
-		s += seg + 1;
-	}
-	if (!len)
-		append(out, size, &len, "*", 1);
-}
-
-/* Find the route; *allow lists the methods of a path that matched with another method. */
-static const http_route *find_route(http_request *req, char *allow, size_t allow_size)
-{
-	const char *method = strcmp(req->method, "HEAD") == 0 ? "GET" : req->method;
-
-	allow[0] = 0;
-	for (const http_route *r = req->site->routes; r->method; r++) {
-		if (!match(r->pattern, req->path, req, NULL, 0))
-			continue;
-		if (strcmp(r->method, method) == 0)
-			return r;
-		if (!strstr(allow, r->method)) {
-			if (*allow)
-				strncat(allow, ", ", allow_size - strlen(allow) - 1);
-			strncat(allow, r->method, allow_size - strlen(allow) - 1);
-		}
-		for (int i = 0; i < req->nparams; i++) {
-			free(req->params[i]);
-			req->params[i] = NULL;
-		}
-		req->nparams = 0;
-	}
-	return NULL;
 }
 
 static void add_common_headers(struct MHD_Response *r, const http_response *res)
@@ -819,7 +367,7 @@ static enum MHD_Result send_response(struct pending *pd, http_response *res)
 	enum MHD_Result ok;
 
 	watch_mark(pd->srv, pd->req.conn, 0);
-	finish_later(res);
+	http_finish_later(res);
 	if (res->stream)
 		r = stream_response(pd, res->stream);
 	else if (!(r = MHD_create_response_from_buffer(res->len, res->body, MHD_RESPMEM_MUST_FREE)))
@@ -919,23 +467,12 @@ static void handle(http_request *req, http_response *res)
 		http_reply(res, res->status ? res->status : 204, "text/plain", xstrdup(""), 0);
 }
 
-/* Forget an answer made by a run of a change that is being run again or was lost. */
-static void clear_answer(http_response *res)
-{
-	drop_later(res);
-	drop_stream(res);
-	free(res->body);
-	free(res->location);
-	free(res->set_cookie);
-	memset(res, 0, sizeof *res);
-}
-
 /* The writer's side of a change (group_commit.h): run, lost, finish. */
 static void change_run(void *arg)
 {
 	struct pending *pd = arg;
 
-	clear_answer(&pd->answer);
+	http_answer_clear(&pd->answer);
 	free(pd->req.auth_game);
 	free(pd->req.auth_player);
 	pd->req.auth_game = pd->req.auth_player = NULL;
@@ -947,7 +484,7 @@ static void change_lost(void *arg)
 {
 	struct pending *pd = arg;
 
-	clear_answer(&pd->answer);
+	http_answer_clear(&pd->answer);
 	http_reply_error(&pd->req, &pd->answer, E_INTERNAL, "the server could not store this; nothing was changed");
 }
 
@@ -1048,8 +585,8 @@ static size_t on_unescape(void *cls, struct MHD_Connection *conn, char *s)
 
 	while (*in) {
 		int h, l;
-		if (in[0] == '%' && (h = hexval((unsigned char)in[1])) >= 0 &&
-		    (l = hexval((unsigned char)in[2])) >= 0 && (h << 4 | l) >= 0x20 && (h << 4 | l) != 0x7f) {
+		if (in[0] == '%' && (h = http_hexval((unsigned char)in[1])) >= 0 &&
+		    (l = http_hexval((unsigned char)in[2])) >= 0 && (h << 4 | l) >= 0x20 && (h << 4 | l) != 0x7f) {
 			*out++ = (char)(h << 4 | l);
 			in += 3;
 		} else {
@@ -1083,7 +620,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		pd->req.path = xstrdup(url);
 		if (pd->uri_too_long)
 			return send_error(pd, E_URI_TOO_LONG, "the address is too long");
-		pd->req.route = find_route(&pd->req, allow, sizeof allow);
+		pd->req.route = http_find_route(&pd->req, allow, sizeof allow);
 		if (!pd->req.route) {
 			if (*allow) {
 				http_response res = {0};
@@ -1126,7 +663,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 /* Free a request's state, with an answer never sent (its client left while the change waited). */
 static void free_pending(struct pending *pd)
 {
-	clear_answer(&pd->answer);
+	http_answer_clear(&pd->answer);
 	for (int i = 0; i < pd->req.nparams; i++)
 		free(pd->req.params[i]);
 	free(pd->req.path);
@@ -1150,7 +687,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	/* The path is logged without its query string and its credentials (see routes.c). */
 	char shown[160], path[160];
 	if (pd->req.path)
-		log_path(pd->req.site, pd->req.path, shown, sizeof shown);
+		http_log_path(pd->req.site, pd->req.path, shown, sizeof shown);
 	else
 		snprintf(shown, sizeof shown, "-");
 	log_sanitize(path, sizeof path, shown);
