@@ -28,6 +28,8 @@ static const http_route routes[] = {
 	{"GET",  "/api/games/{}/dice",         AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, api_get_dice},
 	{"PUT",  "/api/games/{}/client-seed",  AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_client_seed},
 	{"POST", "/api/games/{}/clock",        AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_clock},
+	{"POST", "/api/games/{}/messages",     AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_post_message},
+	{"GET",  "/api/games/{}/messages",     AUTH_SEAT,     BODY_NONE, LIMIT_BODY_NONE,  1, api_get_messages},
 	{"GET",  "/api/vacation",              AUTH_PLAYER,    BODY_NONE, LIMIT_BODY_NONE,  1, api_vacation_get},
 	{"POST", "/api/vacation",              AUTH_PLAYER,    BODY_JSON, LIMIT_BODY_JSON,  1, api_vacation_post},
 
