@@ -462,7 +462,8 @@ int db_message_add(db *d, const char *game_id, int from_seat, int to_seat, const
 int db_messages_last_hour(db *d, const char *game_id, int from_seat, int *count, db_error *err);
 /*
  * The messages of game_id seat may read (to every seat, to it or from it)
- * with seq >= from, at most limit, in order; others_only leaves out its own.
+ * with seq >= from (from < 0: the latest), at most limit, in order;
+ * others_only leaves out its own.
  * Caller frees with db_messages_free (*out is NULL when *n is 0).
  */
 int db_messages_for(db *d, const char *game_id, int seat, long long from, int limit, int others_only,

@@ -63,15 +63,18 @@ int db_messages_for(db *d, const char *game_id, int seat, long long from, int li
 
 	*out = NULL;
 	*n = 0;
-	if ((r = dbi_prepare(d, "SELECT seq, from_seat, to_seat, text, channel, at FROM messages "
+	/* from < 0: the latest limit of them (still in order). */
+	if ((r = dbi_prepare(d, "SELECT * FROM (SELECT seq, from_seat, to_seat, text, channel, at FROM messages "
 			     "WHERE game_id = ?1 AND seq >= ?2 AND (to_seat IS NULL OR to_seat = ?3 OR from_seat = ?3) "
-			     "AND NOT (?5 AND from_seat = ?3) ORDER BY seq LIMIT ?4", &st, err)))
+			     "AND NOT (?5 AND from_seat = ?3) ORDER BY CASE WHEN ?6 THEN -seq ELSE seq END LIMIT ?4) "
+			     "ORDER BY seq", &st, err)))
 		return r;
 	dbi_bind_text(st, 1, game_id);
 	sqlite3_bind_int64(st, 2, from);
 	sqlite3_bind_int(st, 3, seat);
 	sqlite3_bind_int(st, 4, limit);
 	sqlite3_bind_int(st, 5, others_only != 0);
+	sqlite3_bind_int(st, 6, from < 0);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 16;

@@ -40,6 +40,7 @@ static const http_route routes[] = {
 	{"POST", "/games/{}/move",             AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_move},
 	{"POST", "/games/{}/resign",           AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_resign},
 	{"POST", "/games/{}/draw",             AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_draw},
+	{"POST", "/games/{}/messages",         AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_message},
 	{"POST", "/games/{}/mail",             AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_mail_me},
 	{"GET",  "/mail/stop/{token}",         AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_mail_stop},
 	{"POST", "/mail/stop/{token}",         AUTH_NONE,     BODY_RAW,  LIMIT_BODY_FORM,  0, page_mail_stop_post},

@@ -83,6 +83,19 @@ class Messages(DaemonCase):
         for token in (None, tok["North"], tok["West"]):
             for path in (f"/api/games/{gid}", f"/api/games/{gid}/moves", f"/api/games/{gid}/dice"):
                 self.assertNotIn("Ally with me", self.d.get(path, token=token).text, (path, token))
+        # The page: each seat sees its own, escaped with its lines kept; the public page none.
+        shown = html.escape("second line <b>&amp;</b>", quote=False)
+        for seat in ("North", "East", "South", "West"):
+            text = self.page(gid, tok[seat])
+            self.assertIn("Hello all", text, seat)
+            self.assertIn(shown, text, seat)
+            self.assertIn("Hello all\nsecond line", text, "line breaks kept")
+            self.assertNotIn("<b>&amp;</b>", text, seat)
+            self.assertEqual("Ally with me" in text, seat in ("East", "South"), seat)
+        public = self.page(gid)
+        self.assertNotIn("Hello all", public)
+        self.assertNotIn("Ally with me", public)
+        self.assertNotIn('name="text"', public, "no message box for spectators")
         self.assertEqual(self.texts(other_gid, other_tok["North"]), [])
 
     def test_pages_and_version(self):
@@ -178,6 +191,40 @@ class Messages(DaemonCase):
         self.assertEqual(len(self.stored(gid)), per_hour + 1)
         self.assertNotIn("one too many", self.texts(gid, tok["South"]))
         self.assertEqual(self.d.move(gid, tok["South"], move, 0).status, 201)
+
+    def test_page_form(self):
+        gid, tok = four(self.d)
+        page = f"/games/{gid}?seat={tok['West']}"
+        text = self.page(gid, tok["West"])
+        self.assertIn(f'action="/games/{gid}/messages"', text)
+        choices = re.findall(r'<select id="message-to" name="to">(.*?)</select>', text)[0]
+        self.assertEqual(re.findall(r'value="([^"]*)"', choices), ["", "North", "East", "South"])
+        r = self.d.post_page_form(f"/games/{gid}/messages", {"seat": tok["West"], "text": "From the page\r\nbye",
+                                                             "to": ""}, page=page)
+        self.assertEqual(r.status, 303, r)
+        self.assertEqual(r.header("Location"), page)
+        r = self.d.post_page_form(f"/games/{gid}/messages", {"seat": tok["West"], "text": "East only",
+                                                             "to": "East"}, page=page)
+        self.assertEqual(r.status, 303, r)
+        got = self.read(gid, tok["East"])["messages"]
+        self.assertEqual([(m["text"], m["to"], m["channel"]) for m in got],
+                         [("From the page\nbye", None, "web"), ("East only", "East", "web")])
+        self.assertEqual(self.texts(gid, tok["North"]), ["From the page\nbye"])
+        # Refusals: the page again with the reason, nothing stored.
+        r = self.d.post_page_form(f"/games/{gid}/messages", {"seat": tok["West"], "text": "  ", "to": ""}, page=page)
+        self.assertEqual(r.status, 422, r)
+        self.assertIn("a message needs some text", r.text)
+        r = self.d.post_page_form(f"/games/{gid}/messages", {"seat": tok["West"], "text": "x", "to": "West"},
+                                  page=page)
+        self.assertEqual(r.status, 422, r)
+        fields, headers = self.d.page_form(page)
+        r = self.d.post_form(f"/games/{gid}/messages", {"seat": tok["West"], "text": "forged", "csrf": "0" * 64},
+                             headers=headers)
+        self.assertEqual(r.status, 403, r)
+        r = self.d.post_form(f"/games/{gid}/messages", {"text": "spectator", "csrf": fields["csrf"]},
+                             headers=headers)
+        self.assertEqual(r.status, 401, r)
+        self.assertEqual(len(self.stored(gid)), 2)
 
 
 if __name__ == "__main__":
