@@ -391,8 +391,6 @@ char *mail_reply_words(const char *body)
 	for (end = i; end < n; end++)
 		if (*l[end] == '>' || is_stop_line(l[end]) || is_header_block(l, end, n) || attribution_end(l, end, n))
 			break;
-	while (i < end && !*l[i])
-		i++;
 	while (end > i && !*l[end - 1])
 		end--;
 	for (size_t k = i; k < end; k++) {

@@ -69,8 +69,9 @@ char *mail_first_line(const char *body);
 
 /* The player's own lines after the first (mail_first_line's) up to the
  * first quoted line, attribution, signature or other stop line, without
- * blank lines around them and with runs of blank lines made one; NULL when
- * there are none. Lines are trimmed as mail_first_line's are. malloc'd.
+ * blank lines after them and with runs of blank lines made one (so a blank
+ * line after the first line shows as a leading "\n"); NULL when there are
+ * none. Lines are trimmed as mail_first_line's are. malloc'd.
  * Exposed for tests. */
 char *mail_reply_words(const char *body);
 

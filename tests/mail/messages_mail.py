@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""messages_mail.py - messages by mail: a reply's words become a message, and the next mail carries it.
+
+usage: python3 tests/mail/messages_mail.py PATH-TO-ROOKERY [unittest options]
+
+Zoë (South) answers her invitation with the reply mails of real clients in tests/mail/corpus/
+(Gmail, Outlook desktop, Apple Mail, Thunderbird), each with words below the move: the move is
+played, the message is those words (not the quoted mail, not the signature), and Ben's (North's)
+your-turn mail carries it, Zoë's own confirmation not. Then Ben replies with words alone (a
+message, his reply address still takes his move), a bad move (refused as before), and his move
+(Zoë's next mail carries his message, once). Messages sent through the API reach the mails too,
+a private one only the seat it went to.
+
+Python standard library and aiosmtpd (Debian: python3-aiosmtpd) only.
+"""
+import email
+import email.policy
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from harness import daemon  # noqa: E402
+from harness.smtp import BEN, SEATS, ZOE, MailCase, make_reply  # noqa: E402
+
+CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+WHO = {"South": ZOE, "North": BEN}
+WORDS = "Your knight looks lonely, Ben.\n\nSecond thought: good luck!"
+HEADING = "for you since Rookery last wrote:"
+
+
+def corpus(name):
+    with open(os.path.join(CORPUS, name + ".eml"), "rb") as f:
+        return f.read()
+
+
+def with_words(name, words):
+    """The corpus reply name with words below its move line, in its text part and its HTML part,
+    each part keeping its transfer encoding; the quote and signature below are as the client
+    wrote them."""
+    msg = email.message_from_bytes(corpus(name), policy=email.policy.default)
+    for part in msg.walk():
+        kind = part.get_content_type()
+        if kind not in ("text/plain", "text/html"):
+            continue
+        cte = part.get("Content-Transfer-Encoding")
+        text = part.get_content()
+        if kind == "text/plain":
+            text = text.replace("S 7 1 6 1", "S 7 1 6 1\n\n" + words, 1)
+        else:
+            text = text.replace("S 7 1 6 1", "S 7 1 6 1<br><br>" + words.replace("\n", "<br>"), 1)
+        part.set_content(text, subtype=kind.split("/")[1], charset="utf-8", cte=cte)
+    return msg.as_bytes()
+
+
+class MessagesByMail(MailCase):
+
+    def start(self):
+        smtp = self.smtp()
+        d = self.daemon(smtp=smtp)
+        gid, tokens, _ = self.new_game(d)
+        invites = {m.rcpt_tos[0]: m for m in smtp.wait(2)}
+        for seat in SEATS:
+            self.ask_for_mail(d, gid, invites[WHO[seat][1]], seat)
+        return smtp, d, gid, tokens, invites
+
+    def messages(self, d, gid, token):
+        r = d.get(f"/api/games/{gid}/messages", token=token)
+        self.assertEqual(r.status, 200, r)
+        return [(m["from"], m["to"], m["text"], m["channel"]) for m in r.json()["messages"]]
+
+    def next_mail(self, smtp, before, to):
+        """The one new mail to address to among the mails after the first before."""
+        got = smtp.wait(before + 1)
+        mine = [m for m in got[before:] if m.rcpt_tos == [to]]
+        self.assertTrue(mine, got[before:])
+        return mine[0]
+
+    def reply_with(self, data, expected):
+        smtp, d, gid, tokens, inv = self.start()
+        live = inv[ZOE[1]].msg["Reply-To"].addresses[0].addr_spec
+        before = len(smtp.delivered())
+        r = self.mail_in_ok(d, data, recipient=live)
+        self.assertIn("played S 7 1 6 1 with a message", r.err)
+        self.assertEqual(d.game(gid)["ply"], 1)
+        self.assertEqual(self.messages(d, gid, tokens["North"]), [("South", None, expected, "mail")])
+        self.assertEqual(self.messages(d, gid, tokens["South"]), [("South", None, expected, "mail")])
+        got = smtp.wait(before + 2)
+        new = {m.rcpt_tos[0]: m for m in got[before:]}
+        turn, accepted = new[BEN[1]].text(), new[ZOE[1]].text()
+        self.assertIn("A message " + HEADING, turn)
+        shown = "".join("    " + line + "\n" for line in expected.split("\n"))
+        self.assertIn(f"South ({ZOE[0]}) to everyone, ", turn)
+        self.assertIn(shown, turn)
+        # The message comes before the board, and the mail says how to talk.
+        self.assertLess(turn.index(HEADING), turn.index("It is your move") + 400)
+        self.assertIn("Words below your move go to the other players as a message", turn)
+        self.assertNotIn("Your opponent played", turn, "no quote of the reply")
+        self.assertNotIn(HEADING, accepted, "no seat is sent its own message")
+        self.settle(d, smtp)
+        return smtp, d, gid, tokens, new
+
+    def test_gmail(self):
+        self.reply_with(with_words("gmail", WORDS), WORDS)
+
+    def test_outlook_desktop(self):
+        self.reply_with(with_words("outlook_desktop", WORDS), WORDS)
+
+    def test_apple_mail(self):
+        # Apple Mail signs with the sender's first name and no "-- ": not part of the message.
+        self.reply_with(with_words("apple_mail", WORDS), WORDS)
+
+    def test_thunderbird(self):
+        # As the corpus has it: bottom-posted under the quote, a line of words, a "-- " signature.
+        self.reply_with(corpus("thunderbird_flowed"), "-- ah, tu ne m'auras pas si facilement !")
+
+    def test_words_alone_and_private_messages(self):
+        smtp, d, gid, tokens, inv = self.start()
+        n = len(smtp.delivered())
+        # Zoë moves by the API, with a private word for North (the only other seat here).
+        r = d.post(f"/api/games/{gid}/moves", {"move": "S 7 1 6 1", "ply": 0,
+                                               "message": {"text": "Just for you.", "to": "North"}},
+                   token=tokens["South"])
+        self.assertEqual(r.status, 201, r)
+        turn = self.next_mail(smtp, n, BEN[1])
+        self.assertIn("South (%s) to you only, " % ZOE[0], turn.text())
+        self.assertIn("    Just for you.\n", turn.text())
+        live = turn.msg["Reply-To"].addresses[0].addr_spec
+        n = len(smtp.delivered())
+
+        # Words alone: a message, no move, no mail; and the reply address still takes the move.
+        alone = make_reply(turn.msg, "Thanks, I did not see that coming at all.\n\nStill thinking.\n\nBen", BEN)
+        r = self.mail_in_ok(d, alone, recipient=live)
+        self.assertIn("sent a message", r.err)
+        self.assertEqual(d.game(gid)["ply"], 1)
+        said = "Thanks, I did not see that coming at all.\n\nStill thinking."
+        self.assertEqual(self.messages(d, gid, tokens["South"])[-1], ("North", None, said, "mail"))
+        # A bad move is still refused as a move, with the same words as before.
+        self.mail_in_ok(d, make_reply(turn.msg, "S 9 9", BEN), recipient=live)
+        refusal = self.next_mail(smtp, n, BEN[1])
+        self.assertIn('could not be acted on: "S 9 9": ', refusal.text())
+        live = refusal.msg["Reply-To"].addresses[0].addr_spec
+        n = len(smtp.delivered())
+        # His move, with words under it: Zoë's mail carries both of his messages, once.
+        r = self.mail_in_ok(d, make_reply(refusal.msg, "s 3 1 4 1\nYour turn.", BEN), recipient=live)
+        self.assertIn("played s 3 1 4 1 with a message", r.err)
+        mail = self.next_mail(smtp, n, ZOE[1]).text()
+        self.assertIn("Messages " + HEADING, mail)
+        self.assertIn("    Thanks, I did not see that coming at all.\n    \n    Still thinking.\n", mail)
+        self.assertIn("    Your turn.\n", mail)
+        self.assertNotIn("Just for you", mail, "her own message is not mailed back to her")
+        n = len(smtp.delivered())
+        move = d.game(gid, tokens["South"])["legal_moves"][0]
+        self.assertEqual(d.move(gid, tokens["South"], move, 2).status, 201)
+        mail = self.next_mail(smtp, n, BEN[1]).text()
+        self.assertNotIn(HEADING, mail, "a message is mailed once")
+        self.settle(d, smtp)
+
+
+if __name__ == "__main__":
+    sys.exit(daemon.main(__doc__))
