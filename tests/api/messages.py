@@ -18,7 +18,6 @@ import html
 import os
 import re
 import sys
-import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness import daemon  # noqa: E402

@@ -20,10 +20,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness import daemon  # noqa: E402
-from harness.smtp import BEN, SEATS, ZOE, MailCase, make_reply  # noqa: E402
+from harness.smtp import BEN, ZOE, MailCase, make_reply  # noqa: E402
 
 CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
-WHO = {"South": ZOE, "North": BEN}
 WORDS = "Your knight looks lonely, Ben.\n\nSecond thought: good luck!"
 HEADING = "for you since Rookery last wrote:"
 
@@ -54,15 +53,6 @@ def with_words(name, words):
 
 class MessagesByMail(MailCase):
 
-    def start(self):
-        smtp = self.smtp()
-        d = self.daemon(smtp=smtp)
-        gid, tokens, _ = self.new_game(d)
-        invites = {m.rcpt_tos[0]: m for m in smtp.wait(2)}
-        for seat in SEATS:
-            self.ask_for_mail(d, gid, invites[WHO[seat][1]], seat)
-        return smtp, d, gid, tokens, invites
-
     def messages(self, d, gid, token):
         r = d.get(f"/api/games/{gid}/messages", token=token)
         self.assertEqual(r.status, 200, r)
@@ -76,7 +66,7 @@ class MessagesByMail(MailCase):
         return mine[0]
 
     def reply_with(self, data, expected):
-        smtp, d, gid, tokens, inv = self.start()
+        smtp, d, gid, tokens, inv = self.mail_game()
         live = inv[ZOE[1]].msg["Reply-To"].addresses[0].addr_spec
         before = len(smtp.delivered())
         r = self.mail_in_ok(d, data, recipient=live)
@@ -114,7 +104,7 @@ class MessagesByMail(MailCase):
         self.reply_with(corpus("thunderbird_flowed"), "-- ah, tu ne m'auras pas si facilement !")
 
     def test_words_alone_and_private_messages(self):
-        smtp, d, gid, tokens, inv = self.start()
+        smtp, d, gid, tokens, inv = self.mail_game()
         n = len(smtp.delivered())
         # Zoë moves by the API, with a private word for North (the only other seat here).
         r = d.post(f"/api/games/{gid}/moves", {"move": "S 7 1 6 1", "ply": 0,
