@@ -9,17 +9,22 @@ played, the message is those words (not the quoted mail, not the signature), and
 your-turn mail carries it, Zoë's own confirmation not. Then Ben replies with words alone (a
 message, his reply address still takes his move), a bad move (refused as before), and his move
 (Zoë's next mail carries his message, once). Messages sent through the API reach the mails too,
-a private one only the seat it went to.
+a private one only the seat it went to. The daily digest (the daemon's clock moved by libfaketime)
+carries a game's messages under it, once.
 
 Python standard library and aiosmtpd (Debian: python3-aiosmtpd) only.
 """
 import email
 import email.policy
 import os
+import re
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness import daemon  # noqa: E402
+from harness.daemon import FakeClock  # noqa: E402
+from harness.maildir import ANN, MaildirCase, text_of  # noqa: E402
 from harness.smtp import BEN, ZOE, MailCase, make_reply  # noqa: E402
 
 CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
@@ -144,6 +149,61 @@ class MessagesByMail(MailCase):
         mail = self.next_mail(smtp, n, BEN[1]).text()
         self.assertNotIn(HEADING, mail, "a message is mailed once")
         self.settle(d, smtp)
+
+
+class MessagesInTheDigest(MaildirCase):
+
+    daemon_args = ("--sweep-seconds", "2")
+
+    def before_start(self):
+        # Two days ahead of the real time, at 09:50 UTC.
+        self.day = int(time.time()) // 86400 + 2
+        self.clock = FakeClock(self.tmp, self.at(0, 9, 50))
+        self.d.extra_env = {**self.clock.env(), "TZ": "UTC"}
+
+    def at(self, day, hour, minute=0, second=0):
+        return (self.day + day) * 86400 + hour * 3600 + minute * 60 + second
+
+    def digests(self, n):
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline:
+            got = [m for m in self.box.to(ANN[1]) if m["Subject"].startswith("[Rookery] Your daily digest")]
+            if len(got) >= n:
+                break
+            time.sleep(0.2)
+        self.assertEqual(len(got), n)
+        return text_of(got[-1])
+
+    def test_digest(self):
+        eve = ("Eve", "eve@players.test")
+        gid, tokens = self.new_game(ANN, eve)
+        self.d.secrets.update(tokens.values())
+        self.d.confirm_by_invitation(gid, ANN[1])
+        url = self.box.to(ANN[1])[-1]["List-Unsubscribe"].strip("<>")
+        page = self.d.get(url[len(self.d.base):]).text
+        csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
+        r = self.d.post_form(url[len(self.d.base):], {"csrf": csrf, "action": "mail_mode", "mode": "digest",
+                                                      "hour": "10"}, origin=self.d.base)
+        self.assertEqual(r.status, 200, r)
+        for text, to in (("Good luck, Ann.", None), ("Between us:\nI am nervous.", "South")):
+            r = self.d.post(f"/api/games/{gid}/messages", {"text": text, "to": to}, token=tokens["North"])
+            self.assertEqual(r.status, 201, r)
+        self.idle_outbox()
+        self.clock.set_time(self.at(0, 10, 0, 5))
+        text = self.digests(1)
+        self.assertIn(f"game {gid}, you play South against Eve (North): your move", text)
+        self.assertIn("  Messages " + HEADING, text)
+        self.assertIn("  North (Eve) to everyone, ", text)
+        self.assertIn("      Good luck, Ann.\n", text)
+        self.assertIn("  North (Eve) to you only, ", text)
+        self.assertIn("      Between us:\n      I am nervous.\n", text)
+        self.d.secrets.update(re.findall(r"\?seat=([A-Za-z0-9_-]+)", text))
+        # The next day's digest lists the game again, without the messages already mailed.
+        self.clock.set_time(self.at(1, 10, 0, 5))
+        text = self.digests(2)
+        self.assertIn(f"game {gid}, you play South", text)
+        self.assertNotIn(HEADING, text)
+        self.d.secrets.update(re.findall(r"\?seat=([A-Za-z0-9_-]+)", text))
 
 
 if __name__ == "__main__":
