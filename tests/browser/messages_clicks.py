@@ -15,7 +15,6 @@ Python 3 standard library only. Chromium must be installed (scripts/deps.sh).
 import json
 import os
 import sys
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness import cdp, daemon  # noqa: E402
@@ -25,14 +24,6 @@ STATE_JS = "document.getElementById('game').getAttribute('data-state')"
 
 
 class MessagesClicks(cdp.BrowserTestCase):
-    def api(self, path, body=None, token=None):
-        req = urllib.request.Request(self.base + path, data=json.dumps(body).encode() if body is not None else None)
-        if body is not None:
-            req.add_header("Content-Type", "application/json")
-        if token:
-            req.add_header("Authorization", "Bearer " + token)
-        with urllib.request.urlopen(req, timeout=daemon.HTTP_TIMEOUT) as r:
-            return json.loads(r.read())
 
     def send(self, tab, text, to):
         tab.act("""(() => {

@@ -23,8 +23,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness import daemon  # noqa: E402
-from harness.daemon import FakeClock  # noqa: E402
-from harness.maildir import ANN, MaildirCase, text_of  # noqa: E402
+from harness.maildir import ANN, DigestClock, MaildirCase, text_of  # noqa: E402
 from harness.smtp import BEN, ZOE, MailCase, make_reply  # noqa: E402
 
 CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
@@ -151,18 +150,9 @@ class MessagesByMail(MailCase):
         self.settle(d, smtp)
 
 
-class MessagesInTheDigest(MaildirCase):
+class MessagesInTheDigest(DigestClock, MaildirCase):
 
     daemon_args = ("--sweep-seconds", "2")
-
-    def before_start(self):
-        # Two days ahead of the real time, at 09:50 UTC.
-        self.day = int(time.time()) // 86400 + 2
-        self.clock = FakeClock(self.tmp, self.at(0, 9, 50))
-        self.d.extra_env = {**self.clock.env(), "TZ": "UTC"}
-
-    def at(self, day, hour, minute=0, second=0):
-        return (self.day + day) * 86400 + hour * 3600 + minute * 60 + second
 
     def digests(self, n):
         deadline = time.monotonic() + 40
