@@ -150,6 +150,37 @@ class MessagesByMail(MailCase):
         self.settle(d, smtp)
 
 
+class PrivateMessagesByMail(MaildirCase):
+
+    def test_four_seats(self):
+        players = {"North": "nia@players.test", "East": "eli@players.test", "South": "sol@players.test",
+                   "West": "wes@players.test"}
+        r = self.d.post("/api/games", {"variant": "complex-allegiance", "seats": [
+            {"name": seat[0] + "x", "email": address} for seat, address in players.items()]})
+        self.assertEqual(r.status, 201, r)
+        gid, tokens = r.json()["id"], {s["seat"]: s["token"] for s in r.json()["seats"]}
+        self.d.secrets.update(tokens.values())
+        for address in players.values():
+            self.d.confirm_by_invitation(gid, address)
+        for seat, text, to in (("North", "Hello, table.", None), ("East", "Secret plan for South.", "South")):
+            self.assertEqual(self.d.post(f"/api/games/{gid}/messages", {"text": text, "to": to},
+                                         token=tokens[seat]).status, 201)
+        # Each seat in turn gets its your-turn mail: only South's carries East's private message.
+        for ply, (mover, told) in enumerate((("North", "East"), ("East", "South"), ("South", "West"),
+                                             ("West", "North"))):
+            before = len(self.box.to(players[told]))
+            move = next(m for m in self.d.game(gid, tokens[mover])["legal_moves"] if m.startswith("N"))
+            self.assertEqual(self.d.move(gid, tokens[mover], move, ply).status, 201)
+            text = text_of(self.box.wait_count(players[told], before + 1)[-1])
+            self.assertIn("It is your move", text)
+            self.assertEqual("Secret plan" in text, told == "South", told)
+            self.assertEqual("Hello, table." in text, told != "North", told)
+        self.idle_outbox()
+        for seat, address in players.items():
+            seen = [m for m in self.box.to(address) if "Secret plan" in text_of(m)]
+            self.assertEqual(len(seen), 1 if seat == "South" else 0, seat)
+
+
 class MessagesInTheDigest(DigestClock, MaildirCase):
 
     daemon_args = ("--sweep-seconds", "2")
