@@ -178,6 +178,19 @@ static int reads_as_words(const char *line)
 	return words >= 3;
 }
 
+/* Whether sig is one or more whole words of name (as "Kwame" of "Kwame Mensah"). */
+static int name_part(const char *name, const char *sig)
+{
+	size_t n = strlen(sig);
+
+	if (n < 2)
+		return 0;
+	for (const char *p = name; (p = strstr(p, sig)) != NULL; p++)
+		if ((p == name || p[-1] == ' ') && (!p[n] || p[n] == ' '))
+			return 1;
+	return 0;
+}
+
 /*
  * The words of a reply kept as a message: without a last line that only
  * signs it with (part of) the sender's name, as mail
@@ -192,7 +205,7 @@ static char *message_words(const char *words, const char *from_name)
 		return NULL;
 	last = strrchr(w, '\n');
 	const char *sig = last ? last + 1 : w;
-	if (*sig && from_name && strstr(from_name, sig)) {
+	if (from_name && name_part(from_name, sig)) {
 		char *end = last ? last : w;
 		while (end > w && end[-1] == '\n')
 			end--;
@@ -280,6 +293,7 @@ static int words_alone(app *a, const char *game, int seat, const mail_incoming *
 	game_loaded g;
 	rules_move mv;
 	rules_error re;
+	app_error lerr;
 	char words[COMMAND_WORDS];
 	int mode, hour, unread;
 
@@ -287,7 +301,8 @@ static int words_alone(app *a, const char *game, int seat, const mail_incoming *
 	if (command_action(m->command) || mail_prefs_from_command(words, &mode, &hour) ||
 	    clock_give_command(m->command, words, sizeof words, &(long long){0}) || !reads_as_words(m->command))
 		return 0;
-	if (game_load(a, game, &g, err))
+	/* A game that cannot be read now: the act that follows answers for it. */
+	if (game_load(a, game, &g, &lerr))
 		return 0;
 	unread = g.rules->parse(g.pos, seat, m->command, &mv, &re) && re.code == RULES_E_PARSE;
 	game_loaded_free(&g);

@@ -119,9 +119,6 @@ int game_submit_move_said(app *a, const char *id, int seat, int ply, const char 
 			  game_loaded *after, app_error *err)
 {
 	game_message m = {0};
-
-	if (said)
-		memset(said, 0, sizeof *said);
 	game_loaded g = {0};
 	rules_move mv;
 	rules_error re;
@@ -130,6 +127,8 @@ int game_submit_move_said(app *a, const char *id, int seat, int ply, const char 
 	int r;
 
 	memset(out, 0, sizeof *out);
+	if (said)
+		memset(said, 0, sizeof *said);
 	if (!text || strlen(text) > LIMIT_MOVE_TEXT)
 		return app_fail(err, E_TOO_LARGE, "a move is at most %d bytes", LIMIT_MOVE_TEXT);
 	if (!text_utf8_valid(text, strlen(text)))
