@@ -14,7 +14,7 @@ It saves each page on the way to a temporary directory:
   the home page, and again with a form error; the page of each variant's rules;
   the "created" page after POST /games from the home form, for each variant;
   each game's page for the public and for every seat (seat link from the create
-  answer: /games/{id}?seat=TOKEN) at the start, after the moves, with a draw
+  answer: /games/{id}?seat=TOKEN) at the start, after the moves and messages, with a draw
   offer pending, with a refused move, and once the game is over; a page of its
   record of moves (/games/{id}/moves);
   /me, its "link sent" and error forms, the sign-in page /me/{token} from the
