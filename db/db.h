@@ -443,4 +443,34 @@ int db_vacation_unpause(db *d, const char *player, long long now, db_error *err)
  */
 int db_vacations_outage(db *d, long long last, long long now, db_error *err);
 
+/* ---- messages between the seats of a game (db_messages.c) ---- */
+
+/* One message: to_seat -1 when it went to every seat. */
+typedef struct db_message {
+	long long seq;
+	int from_seat;
+	int to_seat;
+	char *text;
+	char *channel;
+	char *at;
+} db_message;
+
+/* Store a message of game_id from from_seat to to_seat (-1: every seat) at now; *seq its number. */
+int db_message_add(db *d, const char *game_id, int from_seat, int to_seat, const char *text,
+		   const char *channel, const char *now, long long *seq, db_error *err);
+/* How many messages from_seat sent in game_id in the last hour. */
+int db_messages_last_hour(db *d, const char *game_id, int from_seat, int *count, db_error *err);
+/*
+ * The messages of game_id seat may read (to every seat, to it or from it)
+ * with seq >= from (from < 0: the latest), at most limit, in order;
+ * others_only leaves out its own.
+ * Caller frees with db_messages_free (*out is NULL when *n is 0).
+ */
+int db_messages_for(db *d, const char *game_id, int seat, long long from, int limit, int others_only,
+		    db_message **out, size_t *n, db_error *err);
+void db_messages_free(db_message *v, size_t n);
+/* The last message seat's mails carried (0: none), and its update after a mail carried up to seq. */
+int db_messages_mailed_get(db *d, const char *game_id, int seat, long long *seq, db_error *err);
+int db_messages_mailed_set(db *d, const char *game_id, int seat, long long seq, db_error *err);
+
 #endif

@@ -350,6 +350,16 @@
 			(seat ? '?seat=' + encodeURIComponent(seat.value) : '');
 	}
 
+	/* A message being written in the old game part, and whom to, carried over to the new one; true while it has the focus. */
+	function keepMessage(old, node) {
+		var text = old.querySelector('#message-text'), to = old.querySelector('#message-to');
+		var newText = node.querySelector('#message-text'), newTo = node.querySelector('#message-to');
+		if (!text || !newText) return false;
+		newText.value = text.value;
+		if (to && newTo) newTo.value = to.value;
+		return document.activeElement === text;
+	}
+
 	/* Live updates: when game (the public JSON) differs from the page, fetch this page again and put its new game part in place. */
 	function update(game) {
 		if (!game || stateOf(game) === ui.root.getAttribute('data-state') || busy) return Promise.resolve();
@@ -358,8 +368,10 @@
 				if (!html) return;
 				var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('game');
 				if (!fresh || busy) return;
-				ui.root.replaceWith(document.importNode(fresh, true));
+				var node = document.importNode(fresh, true), writing = keepMessage(ui.root, node);
+				ui.root.replaceWith(node);
 				init();
+				if (writing) node.querySelector('#message-text').focus();
 			});
 	}
 

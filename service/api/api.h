@@ -3,6 +3,9 @@
 #define ROOKERY_API_H
 
 #include "http/http.h"
+#include "rules.h"
+
+#include <jansson.h>
 
 void api_variants(http_request *req, http_response *res);
 void api_create_game(http_request *req, http_response *res);
@@ -17,7 +20,18 @@ void api_draw(http_request *req, http_response *res);
 void api_client_seed(http_request *req, http_response *res);
 void api_get_dice(http_request *req, http_response *res);
 
-
+/* POST /api/games/{id}/messages: {"text": string, "to": null | seat name} from the token's seat (201). */
+void api_post_message(http_request *req, http_response *res);
+/* GET /api/games/{id}/messages?from=&limit=: the messages to every seat, to the token's seat and from it. */
+void api_get_messages(http_request *req, http_response *res);
+/* A message as the API shows it. */
+json_t *api_message_json(const rules_game *rules, long long seq, int from, int to, const char *text,
+			 const char *channel, const char *at);
+/*
+ * A message field of a body (NULL or null: none; a string: to every seat;
+ * {"text", "to"}): *text (NULL for none) and *to, or E_BAD_REQUEST.
+ */
+int api_message_field(const json_t *field, const char **text, const char **to, app_error *err);
 
 /* POST /api/games/{id}/clock: {"give": {"seat": "North", "days": 1}} gives another seat time (seat token). */
 void api_clock(http_request *req, http_response *res);

@@ -232,30 +232,40 @@ void api_post_move(http_request *req, http_response *res)
 	app_error err = {0};
 	game_move_done done;
 	json_error_t je;
-	json_t *body, *jply = NULL;
-	const char *text;
+	json_t *body, *jply = NULL, *jmessage = NULL;
+	const char *text, *message, *to;
+	game_message said;
 	game_loaded g;
 
 	if (http_json_body(req, &body, &err))
 		return reply_err(req, res, &err);
-	if (json_unpack_ex(body, &je, JSON_STRICT, "{s:s, s:o}", "move", &text, "ply", &jply)) {
-		app_fail(&err, E_BAD_REQUEST, "expected {\"move\": string, \"ply\": integer}: %s", je.text);
+	if (json_unpack_ex(body, &je, JSON_STRICT, "{s:s, s:o, s?o}", "move", &text, "ply", &jply,
+			   "message", &jmessage)) {
+		app_fail(&err, E_BAD_REQUEST, "expected {\"move\": string, \"ply\": integer, \"message\": ...}: %s",
+			 je.text);
 		goto out;
 	}
+	if (api_message_field(jmessage, &message, &to, &err))
+		goto out;
 	if (!json_is_integer(jply) || json_integer_value(jply) < 0 || json_integer_value(jply) > LIMIT_PLY_NUMBER) {
 		app_fail(&err, E_BAD_REQUEST, "ply must be a non-negative integer");
 		goto out;
 	}
 	owner_acted(req);
-	if (game_submit_move(req->app, req->params[0], req->auth_seat, (int)json_integer_value(jply),
-			     text, "api", &done, &g, &err))
+	if (game_submit_move_said(req->app, req->params[0], req->auth_seat, (int)json_integer_value(jply),
+				  text, message, to, "api", &done, &said, &g, &err))
 		goto out;
 	json_t *dice = json_array();
 	for (int i = 0; i < done.nrolls; i++)
 		json_array_append_new(dice, json_integer(done.rolls[i]));
-	reply_with_game(res, done.duplicate ? 200 : 201, json_pack("{s:i, s:s, s:s, s:s, s:o, s:b}",
-		"ply", done.ply, "seat", g.rules->seat_names[done.seat], "move", done.move,
-		"note", done.note, "dice", dice, "duplicate", done.duplicate), "game", &g, req->auth_seat);
+	json_t *head = json_pack("{s:i, s:s, s:s, s:s, s:o, s:b}", "ply", done.ply,
+		"seat", g.rules->seat_names[done.seat], "move", done.move, "note", done.note, "dice", dice,
+		"duplicate", done.duplicate);
+	if (said.seq)
+		json_object_set_new(head, "message", api_message_json(g.rules, said.seq, said.from, said.to,
+								      said.text, said.channel, said.at));
+	game_message_clear(&said);
+	reply_with_game(res, done.duplicate ? 200 : 201, head, "game", &g, req->auth_seat);
 out:
 	json_decref(body);
 	if (err.code)

@@ -37,6 +37,7 @@ static const struct {
 	[-E_VACATION_OVERLAP] = {"vacation_overlap", 422},
 	[-E_VACATION_DAYS] = {"vacation_days", 422},
 	[-E_TOO_MANY_STREAMS] = {"too_many_streams", 429},
+	[-E_BAD_MESSAGE] = {"bad_message", 422},
 };
 
 int app_fail(app_error *err, int code, const char *fmt, ...)

@@ -32,7 +32,8 @@ enum app_code {
 	E_VACATION_OVERLAP = -26, /* a vacation overlapping one already taken */
 	E_VACATION_DAYS = -27,  /* more vacation days than the year has left */
 	E_TOO_MANY_STREAMS = -28, /* this client address follows as many event streams as it may */
-	E_CODE_COUNT_ = 29
+	E_BAD_MESSAGE = -29,    /* a message that is empty, holds control characters or goes to no other seat */
+	E_CODE_COUNT_ = 30
 };
 
 typedef struct app_error {

@@ -81,6 +81,11 @@
 #define LIMIT_VACATION_DAYS          30           /* vacation days a player has each calendar year (UTC); --vacation-days */
 #define LIMIT_VACATION_DAYS_MAX      366          /* the most --vacation-days may give */
 #define LIMIT_VACATION_AHEAD_DAYS    366          /* a vacation starts at most this many days ahead */
+#define LIMIT_MESSAGE_BYTES          2000         /* bytes of a message between seats ... */
+#define LIMIT_MESSAGE_CHARS          1000         /* ... and its characters */
+#define LIMIT_MESSAGES_PER_SEAT_HOUR 30           /* messages one seat of a game may send an hour; beyond, 429 rate_limited */
+#define LIMIT_PAGE_RECENT_MESSAGES   50           /* latest messages on a seat's game page; all of them in the API */
+#define LIMIT_MESSAGES_PER_MAIL      20           /* unread messages one mail carries; the rest come with the next */
 #define LIMIT_CLOCK_SWEEP_BATCH      100          /* timeouts and reminders handled at one sweep; the next takes the rest */
 /* A clock's reminders (the sweeper hands the same three to db_clocks_remind). */
 #define LIMIT_REMINDER_DAY_S         CLOCK_DAY_S  /* one when a day is left, if the period is longer */

@@ -71,6 +71,21 @@ int text_printable(const char *s)
 	return 1;
 }
 
+int text_printable_lines(const char *s, size_t *chars)
+{
+	size_t len = strlen(s), i = 0, n = 0;
+
+	while (i < len) {
+		long cp = next_code_point((const unsigned char *)s, len, &i);
+		if (cp < 0 || (cp != '\n' && invisible_control(cp)))
+			return 0;
+		n++;
+	}
+	if (chars)
+		*chars = n;
+	return 1;
+}
+
 int text_email_plausible(const char *s)
 {
 	const char *at = strchr(s, '@');

@@ -14,6 +14,12 @@ int text_utf8_valid(const char *s, size_t len);
  */
 int text_printable(const char *s);
 
+/*
+ * text_printable for text of several lines: line feeds are allowed, every
+ * other control is not. *chars (may be NULL): how many characters s holds.
+ */
+int text_printable_lines(const char *s, size_t *chars);
+
 /* True for a plausible address: local@domain, printable ASCII, no spaces. */
 int text_email_plausible(const char *s);
 

@@ -28,6 +28,8 @@ static const http_route routes[] = {
 	{"GET",  "/api/games/{}/dice",         AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, api_get_dice},
 	{"PUT",  "/api/games/{}/client-seed",  AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_client_seed},
 	{"POST", "/api/games/{}/clock",        AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_clock},
+	{"POST", "/api/games/{}/messages",     AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_post_message},
+	{"GET",  "/api/games/{}/messages",     AUTH_SEAT,     BODY_NONE, LIMIT_BODY_NONE,  1, api_get_messages},
 	{"GET",  "/api/vacation",              AUTH_PLAYER,    BODY_NONE, LIMIT_BODY_NONE,  1, api_vacation_get},
 	{"POST", "/api/vacation",              AUTH_PLAYER,    BODY_JSON, LIMIT_BODY_JSON,  1, api_vacation_post},
 
@@ -38,6 +40,7 @@ static const http_route routes[] = {
 	{"POST", "/games/{}/move",             AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_move},
 	{"POST", "/games/{}/resign",           AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_resign},
 	{"POST", "/games/{}/draw",             AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_draw},
+	{"POST", "/games/{}/messages",         AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_message},
 	{"POST", "/games/{}/mail",             AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_mail_me},
 	{"GET",  "/mail/stop/{token}",         AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_mail_stop},
 	{"POST", "/mail/stop/{token}",         AUTH_NONE,     BODY_RAW,  LIMIT_BODY_FORM,  0, page_mail_stop_post},

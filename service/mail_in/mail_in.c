@@ -155,9 +155,85 @@ static int set_mail_mode(app *a, const char *game, int seat, int mode, int hour,
 	return r ? app_fail(err, E_INTERNAL, "the server could not store this; nothing was changed") : 0;
 }
 
-/* Act on the command; 0 or an app_code with err filled. */
-static int act(app *a, const char *game, int seat, int ply, const char *line, app_error *err, char *done,
-	       size_t done_size)
+/*
+ * Whether a first line the game could not read as a move reads as words
+ * instead: three words or more of two letters or more (letters outside
+ * ASCII count), such as no move notation has. A shorter line is answered as
+ * a move that does not parse.
+ */
+static int reads_as_words(const char *line)
+{
+	char *copy = xstrdup(line), *save = NULL;
+	int words = 0;
+
+	for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		size_t n = strlen(w), letters = 0;
+		while (n > 0 && strchr(",.!?;:", w[n - 1]))
+			n--;
+		for (size_t i = 0; i < n; i++)
+			letters += isalpha((unsigned char)w[i]) || (unsigned char)w[i] >= 0x80 || w[i] == '\'';
+		words += n >= 2 && letters == n;
+	}
+	free(copy);
+	return words >= 3;
+}
+
+/* Whether sig is one or more whole words of name (as "Kwame" of "Kwame Mensah"). */
+static int name_part(const char *name, const char *sig)
+{
+	size_t n = strlen(sig);
+
+	if (n < 2)
+		return 0;
+	for (const char *p = name; (p = strstr(p, sig)) != NULL; p++)
+		if ((p == name || p[-1] == ' ') && (!p[n] || p[n] == ' '))
+			return 1;
+	return 0;
+}
+
+/*
+ * The words of a reply kept as a message: without a last line that only
+ * signs it with (part of) the sender's name, as mail
+ * programs without a "-- " separator add, and cut to a message's limits.
+ * NULL when nothing is left.
+ */
+static char *message_words(const char *words, const char *from_name)
+{
+	char *w = words ? xstrdup(words) : NULL, *last;
+
+	if (!w)
+		return NULL;
+	last = strrchr(w, '\n');
+	const char *sig = last ? last + 1 : w;
+	if (from_name && name_part(from_name, sig)) {
+		char *end = last ? last : w;
+		while (end > w && end[-1] == '\n')
+			end--;
+		*end = 0;
+	}
+	if (!*w) {
+		free(w);
+		return NULL;
+	}
+	/* A mail's words past a message's limits are cut (marked so) rather than refusing its move. */
+	size_t bytes = 0, chars = 0, len = strlen(w);
+	while (bytes < len && chars < LIMIT_MESSAGE_CHARS - 6) {
+		size_t next = bytes + 1;
+		while (next < len && ((unsigned char)w[next] & 0xc0) == 0x80)
+			next++;
+		if (next > LIMIT_MESSAGE_BYTES - 6)
+			break;
+		bytes = next;
+		chars++;
+	}
+	if (bytes < len)
+		strcpy(w + bytes, " [...]");
+	return w;
+}
+
+/* Act on the command with words (may be NULL) as a message to every seat; 0 or an app_code with err filled. */
+static int act(app *a, const char *game, int seat, int ply, const char *line, const char *said_words,
+	       app_error *err, char *done, size_t done_size)
 {
 	const char *action = command_action(line);
 	char words[COMMAND_WORDS];
@@ -184,10 +260,59 @@ static int act(app *a, const char *game, int seat, int ply, const char *line, ap
 		r = game_draw(a, game, seat, action, "mail", err);
 		snprintf(done, done_size, "draw %s", action);
 	} else {
-		r = game_submit_move(a, game, seat, ply, line, "mail", &d, NULL, err);
-		snprintf(done, done_size, "%s %s", d.duplicate ? "already played" : "played", d.move);
+		game_message said;
+		r = game_submit_move_said(a, game, seat, ply, line, said_words, NULL, "mail", &d, &said, NULL, err);
+		snprintf(done, done_size, "%s %s%s", d.duplicate ? "already played" : "played", d.move,
+			 said.seq ? " with a message" : "");
+		game_message_clear(&said);
+		return r;
+	}
+	/* The other commands are no move: their words follow as a message of their own. */
+	if (!r && said_words) {
+		game_message said;
+		app_error merr = {0};
+		if (!game_send_message(a, game, seat, said_words, NULL, "mail", &said, &merr)) {
+			size_t n = strlen(done);
+			snprintf(done + n, done_size - n, " with a message");
+			game_message_clear(&said);
+		}
 	}
 	return r;
+}
+
+/*
+ * A reply of words alone (its first line no move, no command, but words):
+ * the whole of it is a message to every seat. 1 when it was one (*r the
+ * outcome: 0, or an app_code with err filled), 0 when the line is to be
+ * answered as a move.
+ */
+static int words_alone(app *a, const char *game, int seat, const mail_incoming *m, const char *rest, int *r,
+		       app_error *err)
+{
+	game_message said;
+	game_loaded g;
+	rules_move mv;
+	rules_error re;
+	app_error lerr;
+	char words[COMMAND_WORDS];
+	int mode, hour, unread;
+
+	command_words(m->command, words);
+	if (command_action(m->command) || mail_prefs_from_command(words, &mode, &hour) ||
+	    clock_give_command(m->command, words, sizeof words, &(long long){0}) || !reads_as_words(m->command))
+		return 0;
+	/* A game that cannot be read now: the act that follows answers for it. */
+	if (game_load(a, game, &g, &lerr))
+		return 0;
+	unread = g.rules->parse(g.pos, seat, m->command, &mv, &re) && re.code == RULES_E_PARSE;
+	game_loaded_free(&g);
+	if (!unread)
+		return 0;
+	char *text = rest ? xasprintf("%s\n%s", m->command, rest) : xstrdup(m->command);
+	if (!(*r = game_send_message(a, game, seat, text, NULL, "mail", &said, err)))
+		game_message_clear(&said);
+	free(text);
+	return 1;
 }
 
 /*
@@ -238,7 +363,9 @@ static void release_reply(app *a, const char *game, int seat, int serial)
 	}
 }
 
-static int handle(app *a, const mail_incoming *m, const char *recipient, char *msg, size_t size)
+/* handle, with the reply's words after its first line as kept for a message (or NULL). */
+static int handle_words(app *a, const mail_incoming *m, const char *recipient, const char *words, char *msg,
+			size_t size)
 {
 	char token[MAIL_TOKEN_TEXT], game[LIMIT_GAME_ID + 1], done[RULES_TEXT_MAX + 32], *seen = NULL, now[32];
 	int seat, serial, ply = -1, r;
@@ -275,7 +402,22 @@ static int handle(app *a, const mail_incoming *m, const char *recipient, char *m
 	} else if (!m->command) {
 		r = refuse(a, m, game, seat, "no move found: write your move (or resign, offer draw, accept draw, "
 			   "decline draw) on the first line of your reply", msg, size);
-	} else if (act(a, game, seat, ply, m->command, &err, done, sizeof done)) {
+	} else if (words_alone(a, game, seat, m, words, &r, &err)) {
+		/* Not an act on the game: the reply address still takes the seat's move. */
+		release_reply(a, game, seat, serial);
+		if (r && (err.code == E_INTERNAL || err.code == E_UNAVAILABLE)) {
+			snprintf(msg, size, "try again later: %s", err.message);
+			return MAIL_IN_TEMPFAIL;
+		}
+		if (r) {
+			char why[600];
+			snprintf(why, sizeof why, "your message was not sent: %s", err.message);
+			r = refuse(a, m, game, seat, why, msg, size);
+		} else {
+			snprintf(msg, size, "game %s: sent a message", game);
+			r = MAIL_IN_OK;
+		}
+	} else if (act(a, game, seat, ply, m->command, words, &err, done, sizeof done)) {
 		char why[600];
 		if (err.code == E_INTERNAL || err.code == E_UNAVAILABLE) {
 			release_reply(a, game, seat, serial);
@@ -299,6 +441,16 @@ static int handle(app *a, const mail_incoming *m, const char *recipient, char *m
 				db_rollback(app_db(a));
 		}
 	}
+	return r;
+}
+
+/* From a parsed reply mail to an act, a message or a refusal: MAIL_IN_*, with msg saying what was done. */
+static int handle(app *a, const mail_incoming *m, const char *recipient, char *msg, size_t size)
+{
+	char *words = message_words(m->words, m->from_name);
+	int r = handle_words(a, m, recipient, words, msg, size);
+
+	free(words);
 	return r;
 }
 

@@ -334,15 +334,9 @@ static size_t attribution_end(char **l, size_t i, size_t n)
 	return 0;
 }
 
-char *mail_first_line(const char *body)
+/* The index of the first line of the user's own text in l[0..n), or n when there is none. */
+static size_t first_own_line(char **l, size_t n)
 {
-	char **l;
-	size_t n;
-	char *result = NULL;
-
-	if (!body)
-		return NULL;
-	char *buf = split_lines(body, &l, &n);
 	for (size_t i = 0; i < n; i++) {
 		const char *s = l[i];
 		if (!*s || *s == '>')
@@ -361,12 +355,55 @@ char *mail_first_line(const char *body)
 			}
 			break;
 		}
-		result = xstrdup(s);
-		break;
+		return i;
 	}
+	return n;
+}
+
+char *mail_first_line(const char *body)
+{
+	char **l;
+	size_t n, i;
+	char *result = NULL;
+
+	if (!body)
+		return NULL;
+	char *buf = split_lines(body, &l, &n);
+	if ((i = first_own_line(l, n)) < n)
+		result = xstrdup(l[i]);
 	free(l);
 	free(buf);
 	return result;
+}
+
+char *mail_reply_words(const char *body)
+{
+	char **l;
+	size_t n, i, end;
+	struct sbuf out = {0};
+
+	if (!body)
+		return NULL;
+	char *buf = split_lines(body, &l, &n);
+	/* Up to the first line that is not the player's own: a quote, its attribution, a signature. */
+	i = first_own_line(l, n);
+	i += i < n;
+	for (end = i; end < n; end++)
+		if (*l[end] == '>' || is_stop_line(l[end]) || is_header_block(l, end, n) || attribution_end(l, end, n))
+			break;
+	while (end > i && !*l[end - 1])
+		end--;
+	for (size_t k = i; k < end; k++) {
+		/* One blank line between paragraphs, however many the mail had. */
+		if (!*l[k] && !*l[k - 1])
+			continue;
+		if (k > i)
+			sb_putc(&out, '\n');
+		sb_puts(&out, l[k]);
+	}
+	free(l);
+	free(buf);
+	return i < end ? sb_take(&out) : NULL;
 }
 
 /* ---- HTML to text ---- */
@@ -951,6 +988,7 @@ void mail_incoming_clear(mail_incoming *m)
 	free(m->recipients);
 	free(m->in_reply_to);
 	free(m->command);
+	free(m->words);
 	free(m->text);
 	memset(m, 0, sizeof *m);
 }
@@ -1320,6 +1358,7 @@ int mail_parse(const char *data, size_t len, mail_incoming *out, char why[256])
 	}
 
 	out->command = mail_first_line(text);
+	out->words = mail_reply_words(text);
 	out->text = cut_utf8(text, MAIL_MAX_TEXT);
 	free(text);
 	return 0;

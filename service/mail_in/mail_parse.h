@@ -29,6 +29,7 @@ typedef struct mail_incoming {
 	int automatic;         /* sent by a machine: Auto-Submitted other than "no" (RFC 3834), or
 				  Precedence bulk, junk or list; such mails are never answered */
 	char *command;         /* first line of the reply's own text (see mail_first_line), UTF-8, or NULL */
+	char *words;           /* the reply's own text after the command line (mail_reply_words), or NULL */
 	char *text;            /* the message's text (UTF-8, LF line ends, from text/plain, else converted from text/html), at most MAIL_MAX_TEXT bytes */
 } mail_incoming;
 
@@ -65,6 +66,14 @@ void mail_incoming_clear(mail_incoming *m);
  * plain spaces and zero-width ones dropped; it may be longer than
  * MAIL_MAX_COMMAND. Exposed for tests. */
 char *mail_first_line(const char *body);
+
+/* The player's own lines after the first (mail_first_line's) up to the
+ * first quoted line, attribution, signature or other stop line, without
+ * blank lines after them and with runs of blank lines made one (so a blank
+ * line after the first line shows as a leading "\n"); NULL when there are
+ * none. Lines are trimmed as mail_first_line's are. malloc'd.
+ * Exposed for tests. */
+char *mail_reply_words(const char *body);
 
 /* body as text: drops head, style and script; block elements become line
  * breaks; text inside blockquote and known quote containers (gmail_quote,

@@ -9,6 +9,7 @@
 #include "mail_out/consent.h"
 #include "mail_out/mail.h"
 #include "mail_out/mail_compose.h"
+#include "mail_out/mail_messages.h"
 #include "mail_out/outbox.h"
 #include "xalloc.h"
 
@@ -133,18 +134,31 @@ static int queue_to_seat_address(app *a, const game_loaded *g, int seat, const c
 	return r;
 }
 
-/* Send text to one seat of g, threaded under that seat's invitation. */
+/*
+ * Send text to one seat of g, threaded under that seat's invitation, with the
+ * messages the seat has not had by mail yet after its first paragraph.
+ */
 static int queue_to_seat(app *a, const game_loaded *g, int seat, const char *kind, const char *text,
 			 long long address_id, int is_root, db_error *err)
 {
 	char *subject = game_subject(g), *root = thread_root(a, g->rec->id, seat);
 	char *id = is_root ? xstrdup(root) : new_message_id(a, g->rec->id, kind);
+	GString *said = g_string_new(NULL), *full = g_string_new(text);
+	const char *greeting = strstr(text, "\n\n"), *para = greeting ? strstr(greeting + 2, "\n\n") : NULL;
+	long long upto = 0;
+	int r = mail_messages_append(a, g, seat, said, &upto, err);
+
+	g_string_insert(full, para ? para - text + 1 : -1, said->str);
 	mail_out m = {
 		.subject = subject, .message_id = id, .in_reply_to = is_root ? NULL : root,
-		.references = is_root ? NULL : root, .text = text, .with_html = 1,
+		.references = is_root ? NULL : root, .text = full->str, .with_html = 1,
 	};
-	int r = queue_to_seat_address(a, g, seat, kind, &m, address_id, err);
-
+	if (!r)
+		r = queue_to_seat_address(a, g, seat, kind, &m, address_id, err);
+	if (!r && upto)
+		r = db_messages_mailed_set(app_db(a), g->rec->id, seat, upto, err);
+	g_string_free(said, TRUE);
+	g_string_free(full, TRUE);
 	free(subject);
 	free(root);
 	free(id);
@@ -248,6 +262,9 @@ static void append_position(app *a, const game_loaded *g, int seat, int to_move,
 		g_string_append_printf(t, "\nTo move, reply to this mail with your move on the first line, "
 				       "for example:\n\n    %s\n\n"
 				       "You may also reply with one of: resign, offer draw, accept draw, decline draw.\n"
+				       "Words below your move go to the other players as a message (not the quoted mail "
+				       "or your signature);\na reply of words alone, a sentence on its first line, "
+				       "is a message alone.\n"
 				       "Only a reply to the latest mail of the game acts, and only once.\n",
 				       example);
 	}
@@ -633,9 +650,10 @@ static const char *waiting_for(const game_loaded *g, int seat)
 
 /*
  * The games among seats (running ones of one address) that wait for it, each with a fresh seat
- * link, appended to t; returns how many.
+ * link and the messages its mails have not carried yet (upto[i]: the last of seats[i]'s, 0 for
+ * none), appended to t; returns how many.
  */
-static int append_waiting(app *a, const db_player_seat *seats, size_t n, GString *t, db_error *err)
+static int append_waiting(app *a, const db_player_seat *seats, size_t n, GString *t, long long *upto, db_error *err)
 {
 	int listed = 0;
 
@@ -665,8 +683,24 @@ static int append_waiting(app *a, const db_player_seat *seats, size_t n, GString
 			clock_iso(g.clock->seats[seats[i].seat].deadline, deadline);
 			g_string_append_printf(t, "  Deadline: %s (UTC)\n", deadline);
 		}
-		g_string_append_printf(t, "  %s\n\n", link);
+		g_string_append_printf(t, "  %s\n", link);
+		/* The messages of the game it has not had by mail, under it. */
+		GString *said = g_string_new(NULL);
+		int r = mail_messages_append(a, &g, seats[i].seat, said, &upto[i], err);
+		for (char *line = said->str; !r && *line;) {
+			char *nl = strchr(line, '\n');
+			*nl = 0;
+			g_string_append_printf(t, "%s%s\n", *line ? "  " : "", line);
+			line = nl + 1;
+		}
+		g_string_append_c(t, '\n');
+		g_string_free(said, TRUE);
 		g_string_free(opp, TRUE);
+		if (r) {
+			free(link);
+			game_loaded_free(&g);
+			return -1;
+		}
 		free(link);
 		game_loaded_free(&g);
 		listed++;
@@ -683,10 +717,11 @@ static int digest_one(app *a, const db_address *ad, long long now, db_error *err
 	int verdict, listed, r = db_seats_running_by_email(app_db(a), ad->email, LIMIT_DIGEST_GAMES + 1, &seats, &n, err);
 	GString *list = g_string_new(NULL), *t = g_string_new(NULL);
 	char *subject = NULL, *mid = NULL;
+	long long upto[LIMIT_DIGEST_GAMES] = {0};
 
 	if (r)
 		goto out;
-	if ((listed = append_waiting(a, seats, n < LIMIT_DIGEST_GAMES ? n : LIMIT_DIGEST_GAMES, list, err)) < 0) {
+	if ((listed = append_waiting(a, seats, n < LIMIT_DIGEST_GAMES ? n : LIMIT_DIGEST_GAMES, list, upto, err)) < 0) {
 		r = err->code;
 		goto out;
 	}
@@ -706,6 +741,10 @@ static int digest_one(app *a, const db_address *ad, long long now, db_error *err
 	mid = new_message_id(a, NULL, "digest");
 	mail_out m = {.to_addr = ad->email, .subject = subject, .message_id = mid, .text = t->str};
 	r = queue(a, NULL, "digest", &m, address_id, err);
+	/* Only a digest queued carried its messages. */
+	for (size_t i = 0; !r && i < n && i < LIMIT_DIGEST_GAMES; i++)
+		if (upto[i])
+			r = db_messages_mailed_set(app_db(a), seats[i].game_id, seats[i].seat, upto[i], err);
 out:
 	g_string_free(list, TRUE);
 	g_string_free(t, TRUE);

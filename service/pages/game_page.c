@@ -287,6 +287,7 @@ void page_render_game(http_request *req, http_response *res, int status, const g
 		json_object_set_new(viewer, "give_to", targets);
 		char player[VACATION_PLAYER_TEXT];
 		vacation_player(g->rec, seat, player, sizeof player);
+		json_object_set_new(viewer, "messages", page_messages_model(req->app, g, seat));
 		json_object_set_new(viewer, "vacation", page_vacation_model(req->app, g->rec->id, token, player));
 		json_object_set_new(m, "self_url", json_sprintf("/games/%s?seat=%s", g->rec->id, token));
 		/* A seat whose address has not asked for mail: only a reader who came by that mail can ask.

@@ -5,6 +5,8 @@
 #include "game/game.h"
 #include "http/http.h"
 
+#include <jansson.h>
+
 /*
  * Render g's page with status; seat >= 0 with its token shows the seat's
  * controls, error (or NULL) above them, typed (or NULL) back in the move box.
@@ -18,5 +20,8 @@ void page_render_game(http_request *req, http_response *res, int status, const g
  * seat of this game.
  */
 int page_seat(http_request *req, const char *token, app_error *err);
+
+/* The messages seat may read on g's page (the latest LIMIT_PAGE_RECENT_MESSAGES) and the seats it may write to. */
+json_t *page_messages_model(app *a, const game_loaded *g, int seat);
 
 #endif

@@ -11,6 +11,8 @@ void page_move(http_request *req, http_response *res);
 void page_resign(http_request *req, http_response *res);
 void page_draw(http_request *req, http_response *res);
 /* POST /games/{id}/mail: the seat's owner, by a mailed link, asks for mail about the game. */
+/* POST /games/{id}/messages: a message from the seat of the form (text, to: "" for everyone or a seat name). */
+void page_message(http_request *req, http_response *res);
 void page_mail_me(http_request *req, http_response *res);
 /* GET /mail/stop/{token}: what mail the address gets, with buttons to stop it; POST does it (or RFC 8058's one click). */
 void page_mail_stop(http_request *req, http_response *res);

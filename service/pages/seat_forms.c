@@ -1,4 +1,4 @@
-/* seat_forms.c - the forms of a seat's page: move, resign, draw, client seed, time, vacation, mail. */
+/* seat_forms.c - the forms of a seat's page: move, resign, draw, client seed, time, vacation, message, mail. */
 #include "pages/pages.h"
 #include "pages/game_page.h"
 #include "core/errors.h"
@@ -167,6 +167,26 @@ void page_vacation(http_request *req, http_response *res)
 	free(token);
 	for (int i = 0; i < 4; i++)
 		free(fields[i]);
+}
+
+void page_message(http_request *req, http_response *res)
+{
+	app_error err = {0};
+	char *token, *text = NULL, *to = NULL;
+	int seat = form_seat(req, &token, &err);
+	game_message sent;
+
+	if (seat >= 0) {
+		text = http_form_field(req, "text");
+		to = http_form_field(req, "to");
+		/* The choice "everyone" comes as an empty name. */
+		if (!game_send_message(req->app, req->params[0], seat, text, to && *to ? to : NULL, "web", &sent, &err))
+			game_message_clear(&sent);
+	}
+	form_done(req, res, seat, token, &err, NULL);
+	free(token);
+	free(text);
+	free(to);
 }
 
 void page_mail_me(http_request *req, http_response *res)

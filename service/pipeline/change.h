@@ -3,6 +3,7 @@
 #define ROOKERY_CHANGE_H
 
 #include "game/game.h"
+#include "pipeline/pipeline.h"
 
 /*
  * Begin a change of game id: open the transaction and load the game, which
@@ -50,5 +51,11 @@ void change_draw_result(const game_loaded *g, unsigned all, const char *summary,
  * change's transaction, before its mails, which state the deadlines.
  */
 int change_save_clock(app *a, game_loaded *g, unsigned movers, db_error *de);
+
+/* Check seat's message text to the seat named to (NULL: all) for g into *out (message.c). */
+int message_check(const game_loaded *g, int seat, const char *text, const char *to, game_message *out,
+		  app_error *err);
+/* Store the checked message *m in the open transaction (its rate limit first); fills seq, at, channel. */
+int message_store(app *a, const game_loaded *g, game_message *m, const char *channel, app_error *err);
 
 #endif

@@ -111,6 +111,14 @@ out:
 int game_submit_move(app *a, const char *id, int seat, int ply, const char *text,
 		     const char *channel, game_move_done *out, game_loaded *after, app_error *err)
 {
+	return game_submit_move_said(a, id, seat, ply, text, NULL, NULL, channel, out, NULL, after, err);
+}
+
+int game_submit_move_said(app *a, const char *id, int seat, int ply, const char *text, const char *message,
+			  const char *to, const char *channel, game_move_done *out, game_message *said,
+			  game_loaded *after, app_error *err)
+{
+	game_message m = {0};
 	game_loaded g = {0};
 	rules_move mv;
 	rules_error re;
@@ -119,6 +127,8 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 	int r;
 
 	memset(out, 0, sizeof *out);
+	if (said)
+		memset(said, 0, sizeof *said);
 	if (!text || strlen(text) > LIMIT_MOVE_TEXT)
 		return app_fail(err, E_TOO_LARGE, "a move is at most %d bytes", LIMIT_MOVE_TEXT);
 	if (!text_utf8_valid(text, strlen(text)))
@@ -134,6 +144,8 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 	if ((r = db_begin(app_db(a), &de)))
 		return app_storage_fail(err, &de);
 	if ((r = game_load(a, id, &g, err)))
+		goto out;
+	if (message && (r = message_check(&g, seat, message, to, &m, err)))
 		goto out;
 	/* Parse first: some actions (alliance declarations) may be made out of turn and
 	 * whatever the ply, since they do not answer a position. */
@@ -179,12 +191,19 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 		r = app_storage_fail(err, &de);
 		goto out;
 	}
+	/* Stored before the move, so that the move's mails carry it. */
+	if (message && (r = message_store(a, &g, &m, channel, err)))
+		goto out;
 	/* An action made at any time (an alliance) is not the seat's turn: its clock goes on. */
 	if (!(r = change_store_move(a, &g, out, &oc, channel, anytime, err)))
 		r = change_commit_move(a, &g, out, channel, err);
 out:
 	/* A refused move, and the answer to a repeated one, changed nothing. */
 	db_rollback(app_db(a));
+	if (!r && said)
+		*said = m;
+	else
+		game_message_clear(&m);
 	if (!r && after)
 		*after = g;
 	else

@@ -102,4 +102,36 @@ int game_remind(app *a, const char *id, int seat, long long now, int *sent, app_
 int game_give_time(app *a, const char *id, int seat, const char *to, long long seconds,
 		   const char *channel, app_error *err);
 
+/* A message between seats (message.c): from a seat to another, or to every seat (to -1). */
+typedef struct game_message {
+	long long seq;          /* its number in the game, from 1 */
+	int from, to;
+	char *text;             /* as kept: line ends made "\n", blank space around it dropped */
+	char channel[8];
+	char at[32];
+} game_message;
+
+/*
+ * Seat sends text to the seat named to (case-insensitive; NULL: every seat)
+ * in its own transaction; the game is not changed, only its version moves.
+ * E_BAD_MESSAGE for an empty text, a control character other than a line
+ * end, no such seat or the sender's own; E_TOO_LARGE over LIMIT_MESSAGE_BYTES
+ * or LIMIT_MESSAGE_CHARS; E_RATE_LIMITED over LIMIT_MESSAGES_PER_SEAT_HOUR.
+ * *out is the stored message (free with game_message_clear).
+ */
+int game_send_message(app *a, const char *id, int seat, const char *text, const char *to, const char *channel,
+		      game_message *out, app_error *err);
+void game_message_clear(game_message *m);
+
+/*
+ * game_submit_move with a message (may be NULL) from the mover to the seat
+ * named to (NULL: every seat), checked like game_send_message and stored in
+ * the move's transaction: a refused message refuses the move, and the other
+ * way round. *said is the stored message (seq 0 when none); free it with
+ * game_message_clear.
+ */
+int game_submit_move_said(app *a, const char *id, int seat, int ply, const char *text, const char *message,
+			  const char *to, const char *channel, game_move_done *out, game_message *said,
+			  game_loaded *after, app_error *err);
+
 #endif

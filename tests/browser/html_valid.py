@@ -14,7 +14,7 @@ It saves each page on the way to a temporary directory:
   the home page, and again with a form error; the page of each variant's rules;
   the "created" page after POST /games from the home form, for each variant;
   each game's page for the public and for every seat (seat link from the create
-  answer: /games/{id}?seat=TOKEN) at the start, after the moves, with a draw
+  answer: /games/{id}?seat=TOKEN) at the start, after the moves and messages, with a draw
   offer pending, with a refused move, and once the game is over; a page of its
   record of moves (/games/{id}/moves);
   /me, its "link sent" and error forms, the sign-in page /me/{token} from the
@@ -221,6 +221,11 @@ class HtmlValidTests(daemon.DaemonCase):
                 elif len(set_up) == 1:
                     # One setup in, the others still to come: the page in between.
                     self.get_page(f"{title} game, {seat}'s seat, after its setup", links[seat][1])
+            # Messages, to all and to one seat: the seats' pages below list those each may read.
+            for to in (None, list(links)[1]):
+                r = d.post(f"/api/games/{gid}/messages", {"text": "Hello <all> & co.\nA second line.", "to": to},
+                           token=links[list(links)[0]][0])
+                self.assertEqual(r.status, 201, r)
             self.seat_pages(title, gid, links, "after a few moves")
 
             # A draw offer: the offering seat's page and another's.

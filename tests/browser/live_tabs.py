@@ -14,11 +14,9 @@ polling and the move still arrives. No tab may log a console error but the block
 Python 3 standard library only. Chromium must be installed (scripts/deps.sh).
 """
 
-import json
 import os
 import sys
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness import cdp, daemon  # noqa: E402
@@ -31,15 +29,6 @@ BLOCKED = r"net::ERR_BLOCKED_BY_CLIENT"
 
 
 class LiveTabs(cdp.BrowserTestCase):
-    def api(self, path, body=None, token=None):
-        req = urllib.request.Request(self.base + path, data=json.dumps(body).encode() if body is not None else None)
-        if body is not None:
-            req.add_header("Content-Type", "application/json")
-        if token:
-            req.add_header("Authorization", "Bearer " + token)
-        with urllib.request.urlopen(req, timeout=daemon.HTTP_TIMEOUT) as r:
-            return json.loads(r.read())
-
     def open_game(self, block):
         """A new game in two tabs (South's, North's), each blocking the addresses in block."""
         g = self.api("/api/games", {"variant": "nchess", "seats": [{"name": "Sue"}, {"name": "Nat"}]})

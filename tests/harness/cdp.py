@@ -49,6 +49,7 @@ import tempfile
 import threading
 import time
 import unittest
+import urllib.request
 
 from harness import daemon
 from harness.daemon import SANITIZER_MARKS
@@ -600,6 +601,16 @@ class BrowserTestCase(unittest.TestCase):
         tab = self.browser.new_tab()
         self.tabs_opened.append(tab)
         return tab
+
+    def api(self, path, body=None, token=None):
+        """The JSON answer of the server's API at path: a POST of body (JSON) when given, else a GET."""
+        req = urllib.request.Request(self.base + path, data=json.dumps(body).encode() if body is not None else None)
+        if body is not None:
+            req.add_header("Content-Type", "application/json")
+        if token:
+            req.add_header("Authorization", "Bearer " + token)
+        with urllib.request.urlopen(req, timeout=daemon.HTTP_TIMEOUT) as r:
+            return json.loads(r.read())
 
     def assert_no_console_errors(self, ignore=()):
         for tab in self.tabs_opened:

@@ -45,6 +45,19 @@ def text_of(msg):
     return msg.get_body(("plain",)).get_content()
 
 
+class DigestClock:
+    """For a MaildirCase whose daemon's clock libfaketime moves (digests): it starts two days ahead
+    of the real time, at 09:50 UTC; at(day, hour...) is a time of those days."""
+
+    def before_start(self):
+        self.day = int(time.time()) // 86400 + 2
+        self.clock = daemon.FakeClock(self.tmp, self.at(0, 9, 50))
+        self.d.extra_env = {**self.clock.env(), "TZ": "UTC"}
+
+    def at(self, day, hour, minute=0, second=0):
+        return (self.day + day) * 86400 + hour * 3600 + minute * 60 + second
+
+
 class MaildirCase(unittest.TestCase):
     """One daemon a test (self.d), writing its mails into the maildir beside its database (self.box);
     mail_in() hands it a message as the MTA would, reply() writes one."""

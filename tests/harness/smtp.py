@@ -267,6 +267,19 @@ class MailCase(unittest.TestCase):
         gid, tokens, created = d.create_game((south[0], north[0]), (south[1], north[1]))
         return gid, tokens, created
 
+    def mail_game(self, confirm=SEATS):
+        """An SMTP server, a daemon mailing it, a game of Zoë (South) and Ben (North), and their
+        invitations by address. The seats in confirm have asked for mail through their invitation's
+        link (until a seat's owner acts, Rookery mails it nothing after the invitation)."""
+        smtp = self.smtp()
+        d = self.daemon(smtp=smtp)
+        gid, tokens, _ = self.new_game(d)
+        invites = {m.rcpt_tos[0]: m for m in smtp.wait(2)}
+        who = {"South": ZOE, "North": BEN}
+        for seat in confirm:
+            self.ask_for_mail(d, gid, invites[who[seat][1]], seat)
+        return smtp, d, gid, tokens, invites
+
     def outbox(self, d):
         return outbox_rows(d.db)
 

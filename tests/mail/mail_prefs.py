@@ -26,8 +26,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness import daemon  # noqa: E402
-from harness.daemon import FakeClock  # noqa: E402
-from harness.maildir import ANN, BEN, MaildirCase, text_of  # noqa: E402
+from harness.maildir import ANN, BEN, DigestClock, MaildirCase, text_of  # noqa: E402
 from harness.nchess import SHUFFLE  # noqa: E402
 
 CAT = ("Cat", "cat@players.test")
@@ -264,19 +263,10 @@ class ModeTests(PrefsCase):
                 self.assertEqual(len(self.box.to(south[1])), 5)
 
 
-class DigestTests(PrefsCase):
+class DigestTests(DigestClock, PrefsCase):
     """The daily digest, with the daemon's clock moved while it runs."""
 
     daemon_args = ("--sweep-seconds", str(SWEEP_S))
-
-    def before_start(self):
-        # Two days ahead of the real time, at 09:50 UTC.
-        self.day = int(time.time()) // 86400 + 2
-        self.clock = FakeClock(self.tmp, self.at(0, 9, 50))
-        self.d.extra_env = {**self.clock.env(), "TZ": "UTC"}
-
-    def at(self, day, hour, minute=0, second=0):
-        return (self.day + day) * 86400 + hour * 3600 + minute * 60 + second
 
     def digests(self, address):
         return [m for m in self.box.to(address) if m["Subject"].startswith("[Rookery] Your daily digest")]

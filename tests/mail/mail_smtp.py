@@ -35,7 +35,6 @@ from harness.smtp import (BEN, DOMAIN, POLICY, SEATS, ZOE, MailCase, addr, make_
 
 MAIL_MAX_BYTES = 256 * 1024
 MALLORY = ("Zo\u00eb", "mallory@elsewhere.example.com")  # writes to reply addresses that are not hers
-WHO = {"South": ZOE, "North": BEN}
 OPENING = nchess.OPENING
 
 
@@ -220,16 +219,7 @@ class GameMailTests(MailCase):
 class ReplyTests(MailCase):
 
     def start(self, confirm=SEATS):
-        """A game of Zoë (South) and Ben (North), and their invitations by address. The seats in
-        confirm have asked for mail through their invitation's link (until a seat's owner acts,
-        Rookery mails it nothing after the invitation)."""
-        smtp = self.smtp()
-        d = self.daemon(smtp=smtp)
-        gid, tokens, _ = self.new_game(d)
-        invites = {m.rcpt_tos[0]: m for m in smtp.wait(2)}
-        for seat in confirm:
-            self.ask_for_mail(d, gid, invites[WHO[seat][1]], seat)
-        return smtp, d, gid, tokens, invites
+        return self.mail_game(confirm)
 
     def new_mails(self, smtp, before, n):
         got = smtp.wait(before + n)

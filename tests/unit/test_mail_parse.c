@@ -355,6 +355,38 @@ static void first_line_long(void **state)
 	free(got);
 }
 
+/* ---- mail_reply_words ---- */
+
+static void expect_words(const char *body, const char *want)
+{
+	char *got = mail_reply_words(body);
+	if (!want && got)
+		fail_msg("expected no words in:\n%s\ngot \"%s\"", body ? body : "(null)", got);
+	if (want && (!got || strcmp(got, want) != 0))
+		fail_msg("expected \"%s\" in:\n%s\ngot \"%s\"", want, body ? body : "(null)", got ? got : "(null)");
+	free(got);
+}
+
+static void reply_words(void **state)
+{
+	(void)state;
+	expect_words(NULL, NULL);
+	expect_words("S 7 1 6 1\n", NULL);
+	expect_words("S 7 1 6 1\n\n\n", NULL);
+	expect_words("S 7 1 6 1\nWell played.\n", "Well played.");
+	/* a blank line after the move shows; runs of blank lines become one; lines are trimmed */
+	expect_words("S 7 1 6 1\r\n\r\n  One\t two \r\n\r\n\r\nThree\r\n\r\n", "\nOne  two\n\nThree");
+	/* up to the quote, its attribution, a signature, a phone's signature, an Outlook header block */
+	expect_words("S 7 1 6 1\nHi\n\nOn Sun, 22 Nov 2026, Rookery wrote:\n> quoted\n", "Hi");
+	expect_words("S 7 1 6 1\nHi\n> quoted\n", "Hi");
+	expect_words("S 7 1 6 1\nHi\n-- \nAnn\n", "Hi");
+	expect_words("S 7 1 6 1\nHi\n\nSent from my phone\n", "Hi");
+	expect_words("S 7 1 6 1\nHi\n-----Original Message-----\nFrom: x\n", "Hi");
+	expect_words("S 7 1 6 1\nHi\nFrom: Rookery <a@b>\nSent: Sunday\n", "Hi");
+	/* bottom-posting: the words below the move under the quote */
+	expect_words("On Sun, X wrote:\n> a\n\nS 7 1 6 1\nbelow\n-- \nsig\n", "below");
+}
+
 /* ---- HTML ---- */
 
 static char *html_line(const char *html)
@@ -739,6 +771,7 @@ int main(void)
 		cmocka_unit_test(first_line_outlook),
 		cmocka_unit_test(first_line_attribution),
 		cmocka_unit_test(first_line_long),
+		cmocka_unit_test(reply_words),
 		cmocka_unit_test(html_blocks),
 		cmocka_unit_test(html_dropped),
 		cmocka_unit_test(html_entities),

@@ -61,6 +61,22 @@ static void printable(void **state)
 	assert_true(text_printable("\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d"));  /* Hebrew letters */
 }
 
+static void printable_lines(void **state)
+{
+	size_t n = 0;
+	(void)state;
+	assert_true(text_printable_lines("one\ntwo\n\nZo\xc3\xab", &n));
+	assert_int_equal(n, 12);                                          /* characters, not bytes */
+	assert_true(text_printable_lines("", NULL));
+	assert_false(text_printable_lines("tab\there", NULL));
+	assert_false(text_printable_lines("cr\r\nlf", NULL));               /* the caller makes line ends "\n" */
+	assert_false(text_printable_lines("bell\a", NULL));
+	assert_false(text_printable_lines("c1\xc2\x85", NULL));
+	assert_false(text_printable_lines("a\xe2\x80\xa8" "b", NULL));
+	assert_false(text_printable_lines("Ann\xe2\x80\xaetxt", NULL));
+	assert_false(text_printable_lines("\xff", NULL));
+}
+
 static void emails(void **state)
 {
 	(void)state;
@@ -124,6 +140,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(utf8),
 		cmocka_unit_test(printable),
+		cmocka_unit_test(printable_lines),
 		cmocka_unit_test(emails),
 		cmocka_unit_test(tokens),
 		cmocka_unit_test(error_table),
