@@ -161,7 +161,14 @@ int view_serve_game(app *a, const char *id, int viewer, view_held_fn held, void 
 	if (!hit) {
 		if ((r = game_load(a, id, &g, err)))
 			return r;
-		out->version = g.rec->version;   /* the snapshot may be newer than the version told */
+		/*
+		 * The snapshot may be newer than the version in memory: between a group's commit and
+		 * the writer telling its versions, memory lags. Raise it now, before this answer goes,
+		 * so that no later read serves the older view after this one served the newer.
+		 */
+		out->version = g.rec->version;
+		if (app_reading())
+			versions_learn(a->versions, id, out->version, app_read_mark());
 		json_t *o = view_game_timeless(&g, viewer);
 		text = dump(o, &len);
 		json_decref(o);
@@ -187,6 +194,8 @@ json_t *view_game_cached(app *a, const game_loaded *g, int viewer)
 	/* A change's answer is made from what is not committed yet: never from the cache, nor into it. */
 	if (!a->views || !app_reading())
 		return view_game(g, viewer);
+	/* What this read saw is committed: memory may lag behind it (see view_serve_game). */
+	versions_learn(a->versions, g->rec->id, g->rec->version, app_read_mark());
 	if (view_cache_get(a->views, g->rec->id, g->rec->version, viewer, &text, &len, &meta)) {
 		o = json_loadb(text, len, 0, NULL);
 		free(text);

@@ -43,6 +43,20 @@ static void a_reader_never_lowers_a_version(void **state)
 	versions_free(v);
 }
 
+/* Between a commit and the writer telling it, memory lags: a reader that saw the commit raises it. */
+static void a_reader_raises_a_lagging_version(void **state)
+{
+	versions *v = versions_new(64);
+	(void)state;
+
+	versions_committed(v, "g1", 5);
+	versions_learn(v, "g1", 6, versions_mark(v));
+	assert_int_equal(known(v, "g1"), 6);
+	versions_committed(v, "g1", 6);   /* the writer's word comes after: nothing goes back */
+	assert_int_equal(known(v, "g1"), 6);
+	versions_free(v);
+}
+
 static void a_reader_teaches_a_game_nobody_told_of(void **state)
 {
 	versions *v = versions_new(64);
@@ -94,6 +108,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(commits_are_known),
 		cmocka_unit_test(a_reader_never_lowers_a_version),
+		cmocka_unit_test(a_reader_raises_a_lagging_version),
 		cmocka_unit_test(a_reader_teaches_a_game_nobody_told_of),
 		cmocka_unit_test(a_stale_reader_is_not_believed_after_a_record_was_replaced),
 		cmocka_unit_test(replacing_a_record_is_harmless_before_the_mark),
