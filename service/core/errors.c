@@ -37,6 +37,8 @@ static const struct {
 	[-E_VACATION_OVERLAP] = {"vacation_overlap", 422},
 	[-E_VACATION_DAYS] = {"vacation_days", 422},
 	[-E_TOO_MANY_STREAMS] = {"too_many_streams", 429},
+	[-E_BAD_CONDITIONAL] = {"bad_conditional", 422},
+	[-E_CONDITIONAL_NOT_NOW] = {"conditional_not_now", 409},
 };
 
 int app_fail(app_error *err, int code, const char *fmt, ...)

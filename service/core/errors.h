@@ -32,7 +32,9 @@ enum app_code {
 	E_VACATION_OVERLAP = -26, /* a vacation overlapping one already taken */
 	E_VACATION_DAYS = -27,  /* more vacation days than the year has left */
 	E_TOO_MANY_STREAMS = -28, /* this client address follows as many event streams as it may */
-	E_CODE_COUNT_ = 29
+	E_BAD_CONDITIONAL = -29, /* a conditional tree that is malformed, too big, or cannot be checked */
+	E_CONDITIONAL_NOT_NOW = -30, /* no conditional tree now: the seat's turn, or a hidden setup */
+	E_CODE_COUNT_ = 31
 };
 
 typedef struct app_error {

@@ -391,6 +391,11 @@ static int notify_accepted(app *a, const game_loaded *g, int seat, const char *w
 	return r;
 }
 
+int notify_conditional(app *a, const game_loaded *g, int seat, const char *said, db_error *err)
+{
+	return a->mail ? confirm_to_seat(a, g, seat, said, err) : 0;
+}
+
 int notify_mail_mode(app *a, const game_loaded *g, int seat, const char *choice, db_error *err)
 {
 	char *said;

@@ -176,13 +176,18 @@ int change_commit_move(app *a, const game_loaded *g, const game_move_done *done,
 
 	if (db_commit(app_db(a), &de))
 		return app_storage_fail(err, &de);
+	change_log_move(g, done, channel);
+	if (g->rec->over)
+		log_event("game %s over: %s", g->rec->id, g->rec->result);
+	return 0;
+}
+
+void change_log_move(const game_loaded *g, const game_move_done *done, const char *channel)
+{
 	/* Even the log keeps a secret move (a hidden setup) to itself. */
 	log_event("game %s ply %d: %s played %s%s%s via %s", g->rec->id, done->ply,
 		  g->rules->seat_names[done->seat], done->secret ? "a secret move" : done->move,
 		  *done->note && !done->secret ? " " : "", done->secret ? "" : done->note, channel);
-	if (g->rec->over)
-		log_event("game %s over: %s", g->rec->id, g->rec->result);
-	return 0;
 }
 
 /* Load the game for a side action inside an open transaction. */

@@ -108,13 +108,32 @@ out:
 	return r;
 }
 
+int change_play_move(app *a, game_loaded *g, int seat, const rules_move *mv, const char *channel, int anytime,
+		     game_move_done *out, app_error *err)
+{
+	rules_outcome oc = {0};
+	rules_error re;
+
+	out->ply = g->rec->ply;
+	out->seat = seat;
+	g->rules->format(g->pos, mv, out->move, sizeof out->move);
+	if (g->rules->gesture)
+		g->rules->gesture(g->pos, mv, &out->gesture);
+	struct roller roller = {g->rec, g->rec->ply, out};
+	rules_dice dice = {roll_from_seed, &roller};
+	if (g->rules->apply(g->pos, mv, &dice, &oc, &re))
+		return game_rules_fail(&re, err);
+	/* An action made at any time (an alliance) is not the seat's turn: its clock goes on. */
+	return change_store_move(a, g, out, &oc, channel, anytime, err);
+}
+
 int game_submit_move(app *a, const char *id, int seat, int ply, const char *text,
 		     const char *channel, game_move_done *out, game_loaded *after, app_error *err)
 {
 	game_loaded g = {0};
 	rules_move mv;
 	rules_error re;
-	rules_outcome oc = {0};
+	conditional_followed followed = {0};
 	db_error de;
 	int r;
 
@@ -164,24 +183,15 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 		r = game_rules_fail(&re, err);
 		goto out;
 	}
-	out->ply = g.rec->ply;
-	out->seat = seat;
-	g.rules->format(g.pos, &mv, out->move, sizeof out->move);
-	if (g.rules->gesture)
-		g.rules->gesture(g.pos, &mv, &out->gesture);
-	struct roller roller = {g.rec, g.rec->ply, out};
-	rules_dice dice = {roll_from_seed, &roller};
-	if (g.rules->apply(g.pos, &mv, &dice, &oc, &re)) {
-		r = game_rules_fail(&re, err);
-		goto out;
-	}
 	if (vacation_acted(a, &g, seat, (long long)time(NULL), &de)) {
 		r = app_storage_fail(err, &de);
 		goto out;
 	}
-	/* An action made at any time (an alliance) is not the seat's turn: its clock goes on. */
-	if (!(r = change_store_move(a, &g, out, &oc, channel, anytime, err)))
+	if (!(r = change_play_move(a, &g, seat, &mv, channel, anytime, out, err)) &&
+	    !(r = conditional_follow(a, &g, &followed, err)))
 		r = change_commit_move(a, &g, out, channel, err);
+	for (int i = 0; !r && i < followed.n; i++)
+		change_log_move(&g, &followed.done[i], "conditional");
 out:
 	/* A refused move, and the answer to a repeated one, changed nothing. */
 	db_rollback(app_db(a));

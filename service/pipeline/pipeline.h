@@ -102,4 +102,19 @@ int game_remind(app *a, const char *id, int seat, long long now, int *sent, app_
 int game_give_time(app *a, const char *id, int seat, const char *to, long long seconds,
 		   const char *channel, app_error *err);
 
+/*
+ * Store tree (conditional.h) as seat's conditional moves, replacing any,
+ * once every move of it is checked where it would be played: 0 with *canon
+ * the stored tree in canonical text (an empty one stores nothing and clears),
+ * or the error of conditional_check and nothing stored. The game's version
+ * does not change: nobody else can tell.
+ */
+int game_conditional_put(app *a, const char *id, int seat, const json_t *tree, json_t **canon, app_error *err);
+
+/* Seat's conditional moves as stored ({"if": []} when none), or NULL with err. Reads only. */
+json_t *game_conditional_get(app *a, const char *id, int seat, app_error *err);
+
+/* Clear seat's conditional moves (none is no error). */
+int game_conditional_clear(app *a, const char *id, int seat, app_error *err);
+
 #endif

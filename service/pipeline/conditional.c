@@ -1,0 +1,195 @@
+/* conditional.c - storing a seat's conditional moves, and playing them when the game reaches them. */
+#include "pipeline/pipeline.h"
+#include "core/limits.h"
+#include "game/conditional.h"
+#include "mail_out/notify.h"
+#include "pipeline/change.h"
+#include "xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int game_conditional_put(app *a, const char *id, int seat, const json_t *tree, json_t **canon, app_error *err)
+{
+	game_loaded g = {0};
+	db_error de;
+	int r;
+
+	*canon = NULL;
+	if ((r = db_begin(app_db(a), &de)))
+		return app_storage_fail(err, &de);
+	if ((r = game_load(a, id, &g, err)))
+		goto out;
+	if ((r = conditional_check(&g, seat, tree, canon, err)))
+		goto out;
+	/* An empty tree is no tree. Storing one changes no view: games.version stays as it is. */
+	if (json_array_size(json_object_get(*canon, "if")) == 0)
+		r = db_conditional_delete(app_db(a), id, seat, &de);
+	else {
+		char *text = json_dumps(*canon, JSON_COMPACT);
+		r = db_conditional_put(app_db(a), id, seat, g.rec->ply, text, &de);
+		free(text);
+	}
+	if (!r)
+		r = db_commit(app_db(a), &de);
+	if (r)
+		r = app_storage_fail(err, &de);
+out:
+	if (r) {
+		json_decref(*canon);
+		*canon = NULL;
+	}
+	db_rollback(app_db(a));
+	game_loaded_free(&g);
+	return r;
+}
+
+json_t *game_conditional_get(app *a, const char *id, int seat, app_error *err)
+{
+	char *text = NULL;
+	int from;
+	db_error de;
+	int r = db_conditional_get(app_db(a), id, seat, &text, &from, &de);
+	json_t *tree;
+
+	if (r == DB_E_NOTFOUND)
+		return json_pack("{s:[]}", "if");
+	if (r) {
+		app_storage_fail(err, &de);
+		return NULL;
+	}
+	tree = json_loads(text, 0, NULL);
+	free(text);
+	if (!tree)
+		app_fail(err, E_INTERNAL, "a stored tree of conditional moves cannot be read");
+	return tree;
+}
+
+int game_conditional_clear(app *a, const char *id, int seat, app_error *err)
+{
+	db_error de;
+	int r;
+
+	if ((r = db_begin(app_db(a), &de)))
+		return app_storage_fail(err, &de);
+	if (!(r = db_conditional_delete(app_db(a), id, seat, &de)))
+		r = db_commit(app_db(a), &de);
+	db_rollback(app_db(a));
+	return r ? app_storage_fail(err, &de) : 0;
+}
+
+/* Clear seat's tree and tell it why (why: the end of a sentence). */
+static int clear_told(app *a, const game_loaded *g, int seat, const char *why, db_error *de)
+{
+	char *said = xasprintf("your conditional moves in %s game %s are cleared: %s", g->rules->title, g->rec->id,
+			       why);
+	int r = db_conditional_delete(app_db(a), g->rec->id, seat, de);
+
+	if (!r)
+		r = notify_conditional(a, g, seat, said, de);
+	free(said);
+	return r;
+}
+
+/*
+ * Seat's tree against the moves since it was stored: wait, clear it, or play
+ * its answer (*played set, the answer in *done). 0, or an error.
+ */
+static int follow_seat(app *a, game_loaded *g, int seat, int *played, game_move_done *done, app_error *err)
+{
+	char *text = NULL, *said = NULL;
+	const char *moves[RULES_MAX_SEATS * 2], *answer;
+	const json_t *next;
+	db_move m[RULES_MAX_SEATS * 2];
+	int from, n = 0, r, own = 0;
+	json_t *tree = NULL;
+	db_error de = {0};
+
+	*played = 0;
+	if ((r = db_conditional_get(app_db(a), g->rec->id, seat, &text, &from, &de)))
+		return app_storage_fail(err, &de);
+	if (!(tree = json_loads(text, 0, NULL)) || g->rec->ply - from > RULES_MAX_SEATS * 2) {
+		r = clear_told(a, g, seat, "the game went past them.", &de);
+		goto out;
+	}
+	for (int ply = from; ply < g->rec->ply; ply++, n++) {
+		if ((r = db_move_get(app_db(a), g->rec->id, ply, &m[n], &de)))
+			goto out;
+		moves[n] = m[n].move;
+		own |= m[n].seat == seat;
+	}
+	int mine = (game_turn_mask(g) >> seat) & 1;
+	enum conditional_verdict v = own ? CONDITIONAL_DEVIATED :
+		conditional_match(tree, moves, n, mine, &answer, &next);
+	if (v == CONDITIONAL_WAIT)
+		goto out;
+	if (v == CONDITIONAL_DEVIATED) {
+		said = own ? xstrdup("you moved yourself.") : n == 0 ? xstrdup("the game is no longer where they begin.") :
+			xasprintf("%s played %s, which they did not expect.", g->rules->seat_names[m[n - 1].seat],
+				  m[n - 1].move);
+		r = clear_told(a, g, seat, said, &de);
+		goto out;
+	}
+	rules_move mv;
+	app_error why = {0};
+	if (game_read_move(g, seat, answer, &mv, &why) || mv.partial) {
+		said = xasprintf("%s could not be played now: %s", answer, why.code ? why.message : "it is incomplete");
+		r = clear_told(a, g, seat, said, &de);
+		goto out;
+	}
+	if ((r = change_play_move(a, g, seat, &mv, "conditional", 0, done, err)))
+		goto done;
+	*played = 1;
+	if (next) {
+		char *rest = json_dumps(next, JSON_COMPACT);
+		r = db_conditional_put(app_db(a), g->rec->id, seat, g->rec->ply, rest, &de);
+		free(rest);
+	} else {
+		r = db_conditional_delete(app_db(a), g->rec->id, seat, &de);
+	}
+	if (!r) {
+		said = xasprintf("your conditional move %s%s%s%s was played in %s game %s%s", done->move,
+				 *done->note ? " (" : "", done->note, *done->note ? ")" : "", g->rules->title,
+				 g->rec->id, next ? "; the rest of your conditional moves waits." :
+				 "; that was the last of your conditional moves.");
+		r = notify_conditional(a, g, seat, said, &de);
+	}
+out:
+	if (r)
+		r = app_storage_fail(err, &de);
+done:
+	for (int i = 0; i < n; i++)
+		db_move_clear(&m[i]);
+	json_decref(tree);
+	free(text);
+	free(said);
+	return r;
+}
+
+int conditional_follow(app *a, game_loaded *g, conditional_followed *followed, app_error *err)
+{
+	db_error de;
+	unsigned mask;
+	int r;
+
+	followed->n = 0;
+	while (followed->n < LIMIT_CONDITIONAL_CHAIN) {
+		int played = 0;
+		if ((r = db_conditional_seats(app_db(a), g->rec->id, &mask, &de)))
+			return app_storage_fail(err, &de);
+		if (!mask)
+			return 0;
+		/* A game over keeps no conditional moves: none can be played. */
+		if (g->rec->over)
+			return db_conditional_delete(app_db(a), g->rec->id, -1, &de) ? app_storage_fail(err, &de) : 0;
+		for (int seat = 0; seat < g->rec->nseats && !played; seat++)
+			if ((mask >> seat) & 1 &&
+			    (r = follow_seat(a, g, seat, &played, &followed->done[followed->n], err)))
+				return r;
+		if (!played)
+			return 0;
+		followed->n++;
+	}
+	return 0;
+}
