@@ -58,8 +58,12 @@ typedef struct conditional_followed {
  */
 int conditional_follow(app *a, game_loaded *g, conditional_followed *followed, app_error *err);
 
-/* Commit the move done on g and log it: 0, or the storage error (rolled back). */
-int change_commit_move(app *a, const game_loaded *g, const game_move_done *done, const char *channel,
+/*
+ * Commit the move done on g, after conditional_follow played the conditional
+ * answers it sets off (g is left as they left it), and log them all: 0, or
+ * the error, and the caller rolls back.
+ */
+int change_commit_move(app *a, game_loaded *g, const game_move_done *done, const char *channel,
 		       app_error *err);
 
 /* The result of seat resigning g: the rules' own ranking, else the resigner last and "X wins: Y resigned". */

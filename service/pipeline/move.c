@@ -133,7 +133,6 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 	game_loaded g = {0};
 	rules_move mv;
 	rules_error re;
-	conditional_followed followed = {0};
 	db_error de;
 	int r;
 
@@ -187,11 +186,8 @@ int game_submit_move(app *a, const char *id, int seat, int ply, const char *text
 		r = app_storage_fail(err, &de);
 		goto out;
 	}
-	if (!(r = change_play_move(a, &g, seat, &mv, channel, anytime, out, err)) &&
-	    !(r = conditional_follow(a, &g, &followed, err)))
+	if (!(r = change_play_move(a, &g, seat, &mv, channel, anytime, out, err)))
 		r = change_commit_move(a, &g, out, channel, err);
-	for (int i = 0; !r && i < followed.n; i++)
-		change_log_move(&g, &followed.done[i], "conditional");
 out:
 	/* A refused move, and the answer to a repeated one, changed nothing. */
 	db_rollback(app_db(a));
