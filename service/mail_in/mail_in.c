@@ -4,6 +4,7 @@
 #include "core/log.h"
 #include "core/token.h"
 #include "core/utc.h"
+#include "game/conditional.h"
 #include "game/game.h"
 #include "mail_in/mail_parse.h"
 #include "mail_out/consent.h"
@@ -155,6 +156,25 @@ static int set_mail_mode(app *a, const char *game, int seat, int mode, int hour,
 	return r ? app_fail(err, E_INTERNAL, "the server could not store this; nothing was changed") : 0;
 }
 
+/*
+ * Conditional moves by mail: "if MOVE then MOVE, if MOVE and MOVE then MOVE"
+ * (conditional_from_lines) replaces the seat's tree; "no conditional moves"
+ * clears it. Confirmed to the seat's own address.
+ */
+static int set_conditional(app *a, const char *game, int seat, const char *line, app_error *err)
+{
+	json_t *tree = strncasecmp(line, "if ", 3) ? json_pack("{s:[]}", "if") : conditional_from_lines(line, err);
+	json_t *canon = NULL;
+	int r;
+
+	if (!tree)
+		return err->code;
+	r = game_conditional_put(a, game, seat, tree, "mail", &canon, err);
+	json_decref(tree);
+	json_decref(canon);
+	return r;
+}
+
 /* Act on the command; 0 or an app_code with err filled. */
 static int act(app *a, const char *game, int seat, int ply, const char *line, app_error *err, char *done,
 	       size_t done_size)
@@ -174,6 +194,9 @@ static int act(app *a, const char *game, int seat, int ply, const char *line, ap
 	if (choice) {
 		r = set_mail_mode(a, game, seat, mode, hour, err);
 		snprintf(done, done_size, "mail preference set");
+	} else if ((!strncmp(words, "if ", 3) && strstr(line, " then ")) || !strcmp(words, "no conditional moves")) {
+		r = set_conditional(a, game, seat, line, err);
+		snprintf(done, done_size, "conditional moves stored");
 	} else if (clock_give_command(line, to, sizeof to, &seconds)) {
 		r = game_give_time(a, game, seat, to, seconds, "mail", err);
 		snprintf(done, done_size, "gave time to %s", to);

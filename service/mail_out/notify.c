@@ -251,6 +251,11 @@ static void append_position(app *a, const game_loaded *g, int seat, int to_move,
 				       "Only a reply to the latest mail of the game acts, and only once.\n",
 				       example);
 	}
+	if (!to_move && !g->rec->over)
+		g_string_append(t, "\nWhile the others move, you may reply with conditional moves on the first line: "
+				"\"if THEIR MOVE then YOUR ANSWER\", several joined by commas (\"if A then B, if C then D\"; "
+				"with more than one seat before your turn, their moves joined by \"and\"). Each answer is "
+				"played as soon as the game reaches it; \"no conditional moves\" clears them.\n");
 	if (link)
 		g_string_append_printf(t, "\nPlay in the browser (this link is yours alone):\n%s\n", link);
 	g_string_append_printf(t, "Rules of %s: %s/rules/%s\n", g->rules->title, a->base_url, g->rules->id);

@@ -10,7 +10,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-int game_conditional_put(app *a, const char *id, int seat, const json_t *tree, json_t **canon, app_error *err)
+/* The confirmation of a tree stored by mail: what is stored, in the mail's own grammar. */
+static int confirm_by_mail(app *a, const game_loaded *g, int seat, const json_t *canon, db_error *de)
+{
+	char *lines = conditional_to_lines(canon);
+	char *said = *lines ? xasprintf("your conditional moves in %s game %s are stored (they replace any "
+					"before):\n\n%s\nEach answer is played as soon as the game reaches it; a move "
+					"they do not expect clears them.", g->rules->title, g->rec->id, lines) :
+		xasprintf("your conditional moves in %s game %s are cleared.", g->rules->title, g->rec->id);
+	int r = notify_conditional(a, g, seat, said, de);
+
+	free(said);
+	free(lines);
+	return r;
+}
+
+int game_conditional_put(app *a, const char *id, int seat, const json_t *tree, const char *channel, json_t **canon,
+			 app_error *err)
 {
 	game_loaded g = {0};
 	db_error de;
@@ -31,6 +47,8 @@ int game_conditional_put(app *a, const char *id, int seat, const json_t *tree, j
 		r = db_conditional_put(app_db(a), id, seat, g.rec->ply, text, &de);
 		free(text);
 	}
+	if (!r && !strcmp(channel, "mail"))
+		r = confirm_by_mail(a, &g, seat, *canon, &de);
 	if (!r)
 		r = db_commit(app_db(a), &de);
 	if (r)
