@@ -26,7 +26,7 @@ void api_conditional_put(http_request *req, http_response *res)
 
 	if (http_json_body_depth(req, LIMIT_CONDITIONAL_JSON_DEPTH, &body, &err))
 		return http_reply_error(req, res, err.code, err.message);
-	game_conditional_put(req->app, req->auth_game, req->auth_seat, body, "api", &canon, &err);
+	game_conditional_put(req->app, req->auth_game, req->auth_seat, body, 0, "api", &canon, &err);
 	json_decref(body);
 	if (!canon)
 		return http_reply_error(req, res, err.code, err.message);

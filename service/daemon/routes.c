@@ -45,6 +45,7 @@ static const http_route routes[] = {
 	{"GET",  "/mail/stop/{token}",         AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_mail_stop},
 	{"POST", "/mail/stop/{token}",         AUTH_NONE,     BODY_RAW,  LIMIT_BODY_FORM,  0, page_mail_stop_post},
 	{"POST", "/games/{}/client-seed",      AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_client_seed},
+	{"POST", "/games/{}/conditional",      AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_conditional},
 	{"POST", "/games/{}/clock",            AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_clock},
 	{"POST", "/games/{}/vacation",         AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_vacation},
 	{"GET",  "/me",                        AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_me},

@@ -169,7 +169,7 @@ static int set_conditional(app *a, const char *game, int seat, const char *line,
 
 	if (!tree)
 		return err->code;
-	r = game_conditional_put(a, game, seat, tree, "mail", &canon, err);
+	r = game_conditional_put(a, game, seat, tree, 0, "mail", &canon, err);
 	json_decref(tree);
 	json_decref(canon);
 	return r;

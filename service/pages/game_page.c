@@ -5,6 +5,7 @@
 #include "core/limits.h"
 #include "core/token.h"
 #include "game/clock.h"
+#include "game/conditional.h"
 #include "game/dice.h"
 #include "game/game.h"
 #include "game/vacation.h"
@@ -12,6 +13,7 @@
 #include "game/view_served.h"
 #include "mail_out/consent.h"
 #include "pages/board.h"
+#include "pipeline/pipeline.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -216,6 +218,27 @@ static json_t *give_targets(const game_loaded *g, int seat)
 	return list;
 }
 
+/*
+ * The seat's own conditional moves, as lines, for its page only (never
+ * cached: a tree changes no version); null once the game is over.
+ */
+static json_t *conditional_model(app *a, const game_loaded *g, int seat)
+{
+	app_error err;
+	json_t *tree = g->rec->over ? NULL : game_conditional_get(a, g->rec->id, seat, &err);
+	char *lines;
+	json_t *m;
+
+	if (!tree)
+		return json_null();
+	lines = conditional_to_lines(tree);
+	m = json_pack("{s:s, s:b, s:b}", "lines", lines, "has_lines", *lines != 0,
+		      "can_add", !((game_turn_mask(g) >> seat) & 1));
+	free(lines);
+	json_decref(tree);
+	return m;
+}
+
 /* Render the game page; seat >= 0 with token shows the seat's controls. */
 void page_render_game(http_request *req, http_response *res, int status, const game_loaded *g,
 		      int seat, const char *token, const char *error, const char *typed)
@@ -288,6 +311,7 @@ void page_render_game(http_request *req, http_response *res, int status, const g
 		char player[VACATION_PLAYER_TEXT];
 		vacation_player(g->rec, seat, player, sizeof player);
 		json_object_set_new(viewer, "vacation", page_vacation_model(req->app, g->rec->id, token, player));
+		json_object_set_new(viewer, "conditional", conditional_model(req->app, g, seat));
 		json_object_set_new(m, "self_url", json_sprintf("/games/%s?seat=%s", g->rec->id, token));
 		/* A seat whose address has not asked for mail: only a reader who came by that mail can ask.
 		 * Looked up only for a running game's seat with an address: most page views need neither. */

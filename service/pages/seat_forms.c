@@ -5,6 +5,7 @@
 #include "core/limits.h"
 #include "core/token.h"
 #include "game/clock.h"
+#include "game/conditional.h"
 #include "game/game.h"
 #include "mail_out/consent.h"
 #include "pipeline/pipeline.h"
@@ -179,4 +180,32 @@ void page_mail_me(http_request *req, http_response *res)
 		consent_request_mail(req->app, token, req->params[0], seat, &err);
 	form_done(req, res, seat, token, &err, NULL);
 	free(token);
+}
+
+/* A line of conditional moves added to the seat's own ("if MOVE then MOVE, ..."), or all cleared. */
+void page_conditional(http_request *req, http_response *res)
+{
+	app_error err = {0};
+	char *token, *line = NULL, *clear = NULL;
+	int seat = form_seat(req, &token, &err);
+
+	if (seat >= 0) {
+		line = http_form_field(req, "line");
+		clear = http_form_field(req, "clear");
+		if (clear && !strcmp(clear, "yes")) {
+			game_conditional_clear(req->app, req->params[0], seat, &err);
+		} else if (!line || !*line) {
+			app_fail(&err, E_BAD_CONDITIONAL, "type a line such as \"if THEIR MOVE then YOUR ANSWER\" first");
+		} else {
+			json_t *tree = conditional_from_lines(line, &err), *canon = NULL;
+			if (tree)
+				game_conditional_put(req->app, req->params[0], seat, tree, 1, "web", &canon, &err);
+			json_decref(tree);
+			json_decref(canon);
+		}
+	}
+	form_done(req, res, seat, token, &err, NULL);
+	free(token);
+	free(line);
+	free(clear);
 }

@@ -25,8 +25,33 @@ static int confirm_by_mail(app *a, const game_loaded *g, int seat, const json_t 
 	return r;
 }
 
-int game_conditional_put(app *a, const char *id, int seat, const json_t *tree, const char *channel, json_t **canon,
-			 app_error *err)
+/*
+ * The seat's stored tree with the entries of add put in (an entry expecting
+ * the same moves as one stored replaces it), when the stored one starts
+ * where the game is; else add alone. New reference.
+ */
+static json_t *merged(app *a, const game_loaded *g, int seat, const json_t *add, db_error *de)
+{
+	char *text = NULL;
+	int from, r = db_conditional_get(app_db(a), g->rec->id, seat, &text, &from, de);
+	json_t *old = !r && from == g->rec->ply ? json_loads(text, 0, NULL) : NULL, *list, *e;
+	size_t i;
+
+	free(text);
+	if (!old)
+		return json_deep_copy(add);
+	list = json_object_get(old, "if");
+	json_array_foreach(json_object_get(add, "if"), i, e) {
+		for (size_t k = 0; k < json_array_size(list); k++)
+			if (json_equal(json_object_get(json_array_get(list, k), "moves"), json_object_get(e, "moves")))
+				json_array_remove(list, k--);
+		json_array_append(list, e);
+	}
+	return old;
+}
+
+int game_conditional_put(app *a, const char *id, int seat, const json_t *tree, int add, const char *channel,
+			 json_t **canon, app_error *err)
 {
 	game_loaded g = {0};
 	db_error de;
@@ -39,6 +64,16 @@ int game_conditional_put(app *a, const char *id, int seat, const json_t *tree, c
 		goto out;
 	if ((r = conditional_check(&g, seat, tree, canon, err)))
 		goto out;
+	if (add) {
+		/* The entries added are checked; so is the whole, which must keep within the limits. */
+		json_t *whole = merged(a, &g, seat, *canon, &de);
+		json_decref(*canon);
+		*canon = NULL;
+		r = conditional_check(&g, seat, whole, canon, err);
+		json_decref(whole);
+		if (r)
+			goto out;
+	}
 	/* An empty tree is no tree. Storing one changes no view: games.version stays as it is. */
 	if (json_array_size(json_object_get(*canon, "if")) == 0)
 		r = db_conditional_delete(app_db(a), id, seat, &de);

@@ -108,10 +108,11 @@ int game_give_time(app *a, const char *id, int seat, const char *to, long long s
  * the stored tree in canonical text (an empty one stores nothing and clears),
  * or the error of conditional_check and nothing stored. The game's version
  * does not change: nobody else can tell. By channel "mail", the seat's own
- * address gets a confirmation listing what is stored.
+ * address gets a confirmation listing what is stored. add: tree's entries
+ * join those stored (replacing any expecting the same moves) instead.
  */
-int game_conditional_put(app *a, const char *id, int seat, const json_t *tree, const char *channel, json_t **canon,
-			 app_error *err);
+int game_conditional_put(app *a, const char *id, int seat, const json_t *tree, int add, const char *channel,
+			 json_t **canon, app_error *err);
 
 /* Seat's conditional moves as stored ({"if": []} when none), or NULL with err. Reads only. */
 json_t *game_conditional_get(app *a, const char *id, int seat, app_error *err);
