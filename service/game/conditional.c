@@ -6,6 +6,7 @@
 
 #include <glib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Dice while checking a line: any value will do, but what follows a roll cannot be known. */
@@ -204,6 +205,57 @@ enum conditional_verdict conditional_match(const json_t *tree, const char *const
 		return CONDITIONAL_PLAY;
 	}
 	return CONDITIONAL_DEVIATED;
+}
+
+int conditional_state_of(app *a, const game_loaded *g, int seat, conditional_state *st, db_error *de)
+{
+	const char *moves[RULES_MAX_SEATS * 2];
+	db_move m[RULES_MAX_SEATS * 2];
+	char *text = NULL;
+	int from, n = 0, own = 0, r;
+
+	memset(st, 0, sizeof *st);
+	r = db_conditional_get(app_db(a), g->rec->id, seat, &text, &from, de);
+	if (r == DB_E_NOTFOUND)
+		return 0;
+	if (r)
+		return r;
+	st->tree = json_loads(text, 0, NULL);
+	free(text);
+	st->verdict = CONDITIONAL_DEVIATED;
+	if (!st->tree || g->rec->ply < from || g->rec->ply - from > RULES_MAX_SEATS * 2) {
+		snprintf(st->why, sizeof st->why, "the game went past them.");
+		if (!st->tree)
+			st->tree = json_object();
+		return 0;
+	}
+	for (int ply = from; ply < g->rec->ply; ply++, n++) {
+		if ((r = db_move_get(app_db(a), g->rec->id, ply, &m[n], de)))
+			break;
+		moves[n] = m[n].move;
+		own |= m[n].seat == seat;
+	}
+	if (!r && own)
+		snprintf(st->why, sizeof st->why, "you moved yourself.");
+	else if (!r)
+		st->verdict = conditional_match(st->tree, moves, n, (game_turn_mask(g) >> seat) & 1, &st->answer,
+						&st->next);
+	if (!r && !own && st->verdict == CONDITIONAL_DEVIATED) {
+		if (n)
+			snprintf(st->why, sizeof st->why, "%s played %s, which they did not expect.",
+				 g->rules->seat_names[m[n - 1].seat], m[n - 1].move);
+		else
+			snprintf(st->why, sizeof st->why, "the game is no longer where they begin.");
+	}
+	for (int i = 0; i < n; i++)
+		db_move_clear(&m[i]);
+	return r;
+}
+
+void conditional_state_clear(conditional_state *st)
+{
+	json_decref(st->tree);
+	memset(st, 0, sizeof *st);
 }
 
 /* Trim spaces at both ends of s in place. */

@@ -41,6 +41,24 @@ enum conditional_verdict {
 enum conditional_verdict conditional_match(const json_t *tree, const char *const *played, int nplayed,
 					   int mine_now, const char **answer, const json_t **next);
 
+/* Where a seat's stored tree stands in a game. */
+typedef struct conditional_state {
+	json_t *tree;                     /* the stored tree; NULL when the seat has none */
+	enum conditional_verdict verdict;
+	const char *answer;               /* CONDITIONAL_PLAY: the answer due now (into tree) */
+	const json_t *next;               /* CONDITIONAL_PLAY: the subtree to keep, or NULL */
+	char why[RULES_TEXT_MAX + 96];    /* CONDITIONAL_DEVIATED: why, the end of a sentence */
+} conditional_state;
+
+/*
+ * Read seat's stored tree and match it (conditional_match) against the moves
+ * made in g since it was stored: 0 with *st filled (st->tree NULL when there
+ * is none; a move by the seat itself is a deviation), or a storage error.
+ * Release with conditional_state_clear.
+ */
+int conditional_state_of(app *a, const game_loaded *g, int seat, conditional_state *st, db_error *de);
+void conditional_state_clear(conditional_state *st);
+
 /*
  * Read mail lines "if MOVES then ANSWER, if MOVES then ANSWER" (several
  * moves of an expectation joined by " and "; one line may hold several

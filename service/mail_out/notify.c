@@ -5,6 +5,7 @@
 #include "core/token.h"
 #include "core/utc.h"
 #include "game/clock.h"
+#include "game/conditional.h"
 #include "game/view.h"
 #include "mail_out/consent.h"
 #include "mail_out/mail.h"
@@ -350,6 +351,14 @@ static int notify_turns(app *a, const game_loaded *g, int mover, const char *wha
 		int ok, r;
 
 		if (!((turn >> i) & 1))
+			continue;
+		/* A seat whose conditional answer is played at once hears of that instead. */
+		conditional_state st;
+		if ((r = conditional_state_of(a, g, i, &st, err)))
+			return r;
+		ok = st.tree && st.verdict == CONDITIONAL_PLAY;
+		conditional_state_clear(&st);
+		if (ok)
 			continue;
 		if ((r = seat_may_mail(a, g, i, "your_turn", &address, &ok, err)))
 			return r;

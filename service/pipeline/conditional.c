@@ -151,51 +151,33 @@ static int clear_told(app *a, const game_loaded *g, int seat, const char *why, d
  */
 static int follow_seat(app *a, game_loaded *g, int seat, int *played, game_move_done *done, app_error *err)
 {
-	char *text = NULL, *said = NULL;
-	const char *moves[RULES_MAX_SEATS * 2], *answer;
-	const json_t *next;
-	db_move m[RULES_MAX_SEATS * 2];
-	int from, n = 0, r, own = 0;
-	json_t *tree = NULL;
+	conditional_state st;
+	char *said = NULL;
 	db_error de = {0};
+	int r;
 
 	*played = 0;
-	if ((r = db_conditional_get(app_db(a), g->rec->id, seat, &text, &from, &de)))
+	if ((r = conditional_state_of(a, g, seat, &st, &de)))
 		return app_storage_fail(err, &de);
-	if (!(tree = json_loads(text, 0, NULL)) || g->rec->ply - from > RULES_MAX_SEATS * 2) {
-		r = clear_told(a, g, seat, "the game went past them.", &de);
+	if (!st.tree || st.verdict == CONDITIONAL_WAIT)
 		goto out;
-	}
-	for (int ply = from; ply < g->rec->ply; ply++, n++) {
-		if ((r = db_move_get(app_db(a), g->rec->id, ply, &m[n], &de)))
-			goto out;
-		moves[n] = m[n].move;
-		own |= m[n].seat == seat;
-	}
-	int mine = (game_turn_mask(g) >> seat) & 1;
-	enum conditional_verdict v = own ? CONDITIONAL_DEVIATED :
-		conditional_match(tree, moves, n, mine, &answer, &next);
-	if (v == CONDITIONAL_WAIT)
-		goto out;
-	if (v == CONDITIONAL_DEVIATED) {
-		said = own ? xstrdup("you moved yourself.") : n == 0 ? xstrdup("the game is no longer where they begin.") :
-			xasprintf("%s played %s, which they did not expect.", g->rules->seat_names[m[n - 1].seat],
-				  m[n - 1].move);
-		r = clear_told(a, g, seat, said, &de);
+	if (st.verdict == CONDITIONAL_DEVIATED) {
+		r = clear_told(a, g, seat, st.why, &de);
 		goto out;
 	}
 	rules_move mv;
 	app_error why = {0};
-	if (game_read_move(g, seat, answer, &mv, &why) || mv.partial) {
-		said = xasprintf("%s could not be played now: %s", answer, why.code ? why.message : "it is incomplete");
+	if (game_read_move(g, seat, st.answer, &mv, &why) || mv.partial) {
+		said = xasprintf("%s could not be played now: %s", st.answer,
+				 why.code ? why.message : "it is incomplete");
 		r = clear_told(a, g, seat, said, &de);
 		goto out;
 	}
 	if ((r = change_play_move(a, g, seat, &mv, "conditional", 0, done, err)))
 		goto done;
 	*played = 1;
-	if (next) {
-		char *rest = json_dumps(next, JSON_COMPACT);
+	if (st.next) {
+		char *rest = json_dumps(st.next, JSON_COMPACT);
 		r = db_conditional_put(app_db(a), g->rec->id, seat, g->rec->ply, rest, &de);
 		free(rest);
 	} else {
@@ -204,7 +186,7 @@ static int follow_seat(app *a, game_loaded *g, int seat, int *played, game_move_
 	if (!r) {
 		said = xasprintf("your conditional move %s%s%s%s was played in %s game %s%s", done->move,
 				 *done->note ? " (" : "", done->note, *done->note ? ")" : "", g->rules->title,
-				 g->rec->id, next ? "; the rest of your conditional moves waits." :
+				 g->rec->id, st.next ? "; the rest of your conditional moves waits." :
 				 "; that was the last of your conditional moves.");
 		r = notify_conditional(a, g, seat, said, &de);
 	}
@@ -212,10 +194,7 @@ out:
 	if (r)
 		r = app_storage_fail(err, &de);
 done:
-	for (int i = 0; i < n; i++)
-		db_move_clear(&m[i]);
-	json_decref(tree);
-	free(text);
+	conditional_state_clear(&st);
 	free(said);
 	return r;
 }

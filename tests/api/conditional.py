@@ -104,6 +104,11 @@ class TwoSeats(Base):
         self.assertEqual(self.read(gid, tok["South"]), {"if": []})
         self.assertEqual([r for r in self.stored() if r[0] == gid], [])
         self.wait_mail("ann@example.org", r"conditional moves in Nchess game \w+ are cleared: North played c 1 9 2 9")
+        # Ann was asked for a move once: after the deviation. Her answers played at once needed none.
+        asked = [m for m in self.mails_to("ann@example.org")
+                 if "It is your move" in m.get_body(("plain",)).get_content()]
+        self.assertEqual(len(asked), 1, [m.get_body(("plain",)).get_content()[:300] for m in asked])
+        self.assertIn("Ben (North) played c 1 9 2 9", asked[0].get_body(("plain",)).get_content())
 
     def test_delete_and_last_answer_end_the_tree(self):
         d = self.d
