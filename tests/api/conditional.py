@@ -432,6 +432,7 @@ class Privacy(Base):
                 for text in SECRET_MOVES:
                     self.assertNotIn(text, after[key][0])
         self.assertEqual(d.game(gid)["version"], version)
+        self.assertEqual(self.read(gid, tok["North"]), {"if": []}, "North's token reads North's own, none")
         self.assertEqual(stream.read(), {"comment": "keep-alive"}, "no live event for a stored tree")
         time.sleep(0.5)
         self.assertEqual(len(d.maildir_mails()), mails_before, "no mail for a stored tree")
