@@ -297,7 +297,8 @@ static int handle(app *a, const mail_incoming *m, const char *recipient, char *m
 		return MAIL_IN_TEMPFAIL;
 	} else if (!m->command) {
 		r = refuse(a, m, game, seat, "no move found: write your move (or resign, offer draw, accept draw, "
-			   "decline draw) on the first line of your reply", msg, size);
+			   "decline draw, or while another seat is to move conditional moves such as "
+			   "\"if THEIR MOVE then YOUR ANSWER\") on the first line of your reply", msg, size);
 	} else if (act(a, game, seat, ply, m->command, &err, done, sizeof done)) {
 		char why[600];
 		if (err.code == E_INTERNAL || err.code == E_UNAVAILABLE) {
