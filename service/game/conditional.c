@@ -163,19 +163,66 @@ static int check_node(struct checker *c, const rules_position *pos, const json_t
 	return 0;
 }
 
-int conditional_check(const game_loaded *g, int seat, const json_t *tree, json_t **canon, app_error *err)
+/* Whether seat may have conditional moves in g now: 0, or why not. */
+static int check_now(const game_loaded *g, int seat, app_error *err)
 {
-	struct checker c = {g->rules, seat, 0};
 	unsigned turn = game_turn_mask(g);
 
-	*canon = NULL;
 	if (g->rec->over)
 		return app_fail(err, E_GAME_OVER, "the game is over: %s", g->rec->result ? g->rec->result : "");
 	if ((g->rules->has_secrets && g->rules->has_secrets(g->pos)) || (turn & (turn - 1)))
 		return app_fail(err, E_CONDITIONAL_NOT_NOW, "conditional moves wait until the hidden setup is over");
 	if (turn & (1u << seat))
 		return app_fail(err, E_CONDITIONAL_NOT_NOW, "it is your turn: play your move, then store what follows");
+	return 0;
+}
+
+int conditional_check(const game_loaded *g, int seat, const json_t *tree, json_t **canon, app_error *err)
+{
+	struct checker c = {g->rules, seat, 0};
+	int r;
+
+	*canon = NULL;
+	if ((r = check_now(g, seat, err)))
+		return r;
 	return check_node(&c, g->pos, tree, 1, canon, err);
+}
+
+int conditional_replay(const game_loaded *g, int seat, const char *const *texts, int n, rules_position **pos,
+		       char (*canon)[RULES_TEXT_MAX], int *mover, int *complete, app_error *err)
+{
+	struct checker c = {g->rules, seat, 0};
+	int rolled = 0, r = 0;
+	char where[32];
+
+	*pos = NULL;
+	*complete = 0;
+	if ((r = check_now(g, seat, err)))
+		return r;
+	if (n > CONDITIONAL_LINE_MAX)
+		return app_fail(err, E_TOO_LARGE, "a line holds at most %d moves", CONDITIONAL_LINE_MAX);
+	*pos = g->rules->clone(g->pos);
+	for (int i = 0; i <= n; i++) {
+		unsigned turn = g->rules->turn(*pos);
+		*mover = turn & (1u << seat) ? seat : turn && !(turn & (turn - 1)) ? __builtin_ctz(turn) : -1;
+		if (i == n)
+			break;
+		snprintf(where, sizeof where, "move %d", i + 1);
+		if (*complete || rolled || *mover < 0) {
+			r = app_fail(err, E_BAD_CONDITIONAL, "%s: \"%.60s\" cannot follow: %s", where, texts[i],
+				     *complete ? "your answer ends the line" : rolled ? "the move before rolls dice" :
+				     "nobody, or several seats at once, would move");
+			break;
+		}
+		if ((r = play_text(&c, *pos, *mover, texts[i], where, canon[i], &rolled, err)))
+			break;
+		*complete = *mover == seat;
+	}
+	if (r) {
+		g->rules->free_position(*pos);
+		*pos = NULL;
+	}
+	return r;
 }
 
 enum conditional_verdict conditional_match(const json_t *tree, const char *const *played, int nplayed,

@@ -26,6 +26,21 @@
  */
 int conditional_check(const game_loaded *g, int seat, const json_t *tree, json_t **canon, app_error *err);
 
+/* The most moves of one line: the others' up to the seat's turn, and its answer. */
+#define CONDITIONAL_LINE_MAX (RULES_MAX_SEATS * 2 + 1)
+
+/*
+ * Replay a line being built (the line editor of the seat's page): texts[0..n)
+ * are the other seats' moves in turn order and, last, possibly the seat's
+ * answer. 0 with *pos the position after them (free with the rules'
+ * free_position), canon[i] each move's canonical text, *mover the seat to
+ * move next in the line (the seat itself once the others' moves reach its
+ * turn), *complete set when the seat's answer ends the line; or the error of
+ * conditional_check (the move at fault named), *pos NULL.
+ */
+int conditional_replay(const game_loaded *g, int seat, const char *const *texts, int n, rules_position **pos,
+		       char (*canon)[RULES_TEXT_MAX], int *mover, int *complete, app_error *err);
+
 enum conditional_verdict {
 	CONDITIONAL_WAIT,      /* the moves so far begin an expectation: wait for more */
 	CONDITIONAL_PLAY,      /* an expectation is met: play *answer, then keep *next (may be NULL) */

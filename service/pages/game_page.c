@@ -17,6 +17,7 @@
 #include "xalloc.h"
 
 #include <ctype.h>
+#include <glib.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -339,9 +340,80 @@ int page_seat(http_request *req, const char *token, app_error *err)
 	return err->code ? -2 : seat;
 }
 
+/* Split line (moves joined by "|", which no notation uses) and more (one move, may be NULL) into texts; how many. */
+static int line_moves(char *line, const char *more, const char *texts[CONDITIONAL_LINE_MAX + 1])
+{
+	int n = 0;
+
+	for (char *save = NULL, *t = strtok_r(line, "|\r\n", &save); t && n < CONDITIONAL_LINE_MAX + 1;
+	     t = strtok_r(NULL, "|\r\n", &save))
+		if (*t)
+			texts[n++] = t;
+	if (more && *more && n < CONDITIONAL_LINE_MAX + 1)
+		texts[n++] = more;
+	return n;
+}
+
+/*
+ * The line editor: the board as a line of conditional moves being built would
+ * leave it (line: its moves so far, joined by "|"; more: the move just picked),
+ * with the legal moves of whoever moves next in it to pick from on the board,
+ * and once the seat's answer ends it, a button storing it. Drawn for the
+ * seat's own token only, and never cached: it shows no stored game state.
+ */
+static void render_line(http_request *req, http_response *res, const game_loaded *g, int seat, const char *token,
+			const char *line, const char *more)
+{
+	char *copy = xstrdup(line), canon[CONDITIONAL_LINE_MAX][RULES_TEXT_MAX], csrf[FORM_TOKEN_TEXT];
+	const char *texts[CONDITIONAL_LINE_MAX + 1];
+	int n = line_moves(copy, more, texts), mover, complete, r;
+	app_error err = {0}, first = {0};
+	rules_position *pos;
+
+	r = conditional_replay(g, seat, texts, n, &pos, canon, &mover, &complete, &first);
+	/* A move picked that does not fit: the line as it was, with the reason. */
+	if (r && more && *more && n > 0)
+		r = conditional_replay(g, seat, texts, --n, &pos, canon, &mover, &complete, &err);
+	if (r) {
+		free(copy);
+		page_render_game(req, res, app_code_status(first.code), g, seat, token, first.message, NULL);
+		return;
+	}
+	game_loaded hyp = *g;
+	hyp.pos = pos;
+	json_t *game = view_game(&hyp, complete ? seat : mover), *steps = json_array();
+	GString *text = g_string_new(NULL), *stored = g_string_new("if ");
+	for (int i = 0; i < n; i++) {
+		g_string_append_printf(text, "%s%s", i ? "|" : "", canon[i]);
+		if (complete)
+			g_string_append_printf(stored, "%s%s", canon[i], i == n - 1 ? "" : i == n - 2 ? " then " : " and ");
+		json_array_append_new(steps, json_pack("{s:s, s:s}", "move", canon[i], "mine",
+						       i == n - 1 && complete ? "mine" : "theirs"));
+	}
+	token_form(req->app->form_key, token, csrf);
+	json_t *m = json_pack("{s:s, s:O, s:o, s:o, s:s, s:s, s:s, s:s, s:s, s:b, s:b}", "title", g->rules->title,
+			      "game", game, "board", board_model(&hyp, seat, NULL), "steps", steps,
+			      "line", text->str, "stored", stored->str, "token", token, "csrf", csrf,
+			      "mover", complete || mover < 0 ? "" : g->rules->seat_names[mover], "complete", complete,
+			      "mine", mover == seat && !complete);
+	json_object_set_new(m, "legal", complete ? json_array() : legal_for_page(json_object_get(game, "legal")));
+	json_object_set_new(m, "state", state_key(g));
+	json_object_set_new(m, "side_name", json_string(g->rules->seat_names[seat]));
+	json_object_set_new(m, "legend", json_string(g->rules->legend ? g->rules->legend : ""));
+	json_object_set_new(m, "has_steps", json_boolean(n > 0));
+	if (r == 0 && first.code)
+		json_object_set_new(m, "error", json_string(first.message));
+	g_string_free(text, TRUE);
+	g_string_free(stored, TRUE);
+	json_decref(game);
+	g->rules->free_position(pos);
+	free(copy);
+	page_render(req, res, 200, "line.html", m);
+}
+
 void page_game(http_request *req, http_response *res)
 {
-	const char *token = http_query(req, "seat");
+	const char *token = http_query(req, "seat"), *line = http_query(req, "line");
 	app_error err = {0};
 	game_loaded g;
 	int seat = page_seat(req, token, &err);
@@ -350,7 +422,10 @@ void page_game(http_request *req, http_response *res)
 		return http_reply_error(req, res, err.code, err.message);
 	if (game_load(req->app, req->params[0], &g, &err))
 		return http_reply_error(req, res, err.code, err.message);
-	page_render_game(req, res, 200, &g, seat, token, NULL, NULL);
+	if (seat >= 0 && line)
+		render_line(req, res, &g, seat, token, line, http_query(req, "move"));
+	else
+		page_render_game(req, res, 200, &g, seat, token, NULL, NULL);
 	game_loaded_free(&g);
 }
 

@@ -17,6 +17,7 @@ import random
 import re
 import sys
 import time
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness import daemon  # noqa: E402
@@ -183,6 +184,45 @@ class Page(Base):
         # The seat to move gets no form to add (it plays), only the list.
         self.assertNotIn("add-conditional", self.page(gid, tok["North"]))
         self.assertIn("add-conditional", self.page(gid, tok["South"]))
+
+
+class LineEditor(Base):
+    """The seat page's line editor, over plain HTTP (tests/browser/conditional_clicks.py clicks it)."""
+
+    def line_page(self, gid, token, line, move=None, status=200):
+        q = {"seat": token, "line": "|".join(line)}
+        if move:
+            q["move"] = move
+        r = self.d.get(f"/games/{gid}?" + urllib.parse.urlencode(q))
+        self.assertEqual(r.status, status, r)
+        return r.text
+
+    def test_a_line_built_move_by_move(self):
+        d = self.d
+        gid, tok, _ = d.create_game()
+        d.play(gid, tok, ["S 7 1 6 1"])
+        html = self.line_page(gid, tok["South"], [])
+        self.assertIn("Pick the move you expect of <strong>North</strong>", html)
+        offered = re.findall(r'data-move="([^"]+)"', html)
+        self.assertEqual(offered, d.game(gid, tok["North"])["legal_moves"], "North's moves, as the game stands")
+        html = self.line_page(gid, tok["South"], [], "c 1 1 2 1")
+        self.assertIn('name="line" value="c 1 1 2 1"', html)
+        self.assertIn("S 7 3 6 3", re.findall(r'data-move="([^"]+)"', html))
+        # A move that does not fit is refused with the reason; the line stays as it was.
+        html = self.line_page(gid, tok["South"], ["c 1 1 2 1"], "S 7 3 3 3")
+        self.assertIn('id="error">move 2: &quot;S 7 3 3 3&quot;', html)
+        self.assertIn('name="line" value="c 1 1 2 1"', html)
+        html = self.line_page(gid, tok["South"], ["c 1 1 2 1"], "S 7 3 6 3")
+        self.assertIn('name="line" value="if c 1 1 2 1 then S 7 3 6 3"', html)
+        self.assertNotIn('id="legal-list"><li>', html, "nothing more to pick")
+        # Building stores nothing, and changes nothing anyone sees.
+        self.assertEqual(self.read(gid, tok["South"]), {"if": []})
+        self.assertEqual([r for r in self.stored() if r[0] == gid], [])
+        # The seat to move builds none; a spectator's page ignores the parameter.
+        self.assertIn("it is your turn", self.line_page(gid, tok["North"], [], status=409))
+        r = d.get(f"/games/{gid}?line=c%201%201%202%201")
+        self.assertEqual(r.status, 200)
+        self.assertNotIn("a line of conditional moves", r.text)
 
 
 class Refusals(Base):
