@@ -189,7 +189,7 @@ int conditional_check(const game_loaded *g, int seat, const json_t *tree, json_t
 }
 
 int conditional_replay(const game_loaded *g, int seat, const char *const *texts, int n, rules_position **pos,
-		       char (*canon)[RULES_TEXT_MAX], int *mover, int *complete, app_error *err)
+		       char (*canon)[RULES_TEXT_MAX], int *movers, int *mover, int *complete, app_error *err)
 {
 	struct checker c = {g->rules, seat, 0};
 	int rolled = 0, r = 0;
@@ -204,18 +204,19 @@ int conditional_replay(const game_loaded *g, int seat, const char *const *texts,
 	*pos = g->rules->clone(g->pos);
 	for (int i = 0; i <= n; i++) {
 		unsigned turn = g->rules->turn(*pos);
-		*mover = turn & (1u << seat) ? seat : turn && !(turn & (turn - 1)) ? __builtin_ctz(turn) : -1;
+		*mover = rolled ? -1 : turn & (1u << seat) ? seat : turn && !(turn & (turn - 1)) ? __builtin_ctz(turn) : -1;
 		if (i == n)
 			break;
 		snprintf(where, sizeof where, "move %d", i + 1);
-		if (*complete || rolled || *mover < 0) {
+		if (*mover < 0) {
 			r = app_fail(err, E_BAD_CONDITIONAL, "%s: \"%.60s\" cannot follow: %s", where, texts[i],
-				     *complete ? "your answer ends the line" : rolled ? "the move before rolls dice" :
-				     "nobody, or several seats at once, would move");
+				     rolled ? "the move before rolls dice" : "nobody, or several seats at once, would move");
 			break;
 		}
 		if ((r = play_text(&c, *pos, *mover, texts[i], where, canon[i], &rolled, err)))
 			break;
+		if (movers)
+			movers[i] = *mover;
 		*complete = *mover == seat;
 	}
 	if (r) {
@@ -223,6 +224,39 @@ int conditional_replay(const game_loaded *g, int seat, const char *const *texts,
 		*pos = NULL;
 	}
 	return r;
+}
+
+json_t *conditional_line_tree(const game_loaded *g, int seat, const char *const *texts, int n, app_error *err)
+{
+	char (*canon)[RULES_TEXT_MAX] = xmalloc(sizeof(char[CONDITIONAL_LINE_MAX][RULES_TEXT_MAX]));
+	int movers[CONDITIONAL_LINE_MAX], mover, complete, end;
+	rules_position *pos;
+	json_t *node = NULL;
+
+	if (conditional_replay(g, seat, texts, n, &pos, canon, movers, &mover, &complete, err))
+		goto out;
+	g->rules->free_position(pos);
+	if (!complete) {
+		app_fail(err, E_BAD_CONDITIONAL, "a line ends with your answer");
+		goto out;
+	}
+	/* From the last level up: each level's others' moves, then the answer, with what follows under it. */
+	for (end = n - 1; end >= 0;) {
+		int start = end;
+		while (start > 0 && movers[start - 1] != seat)
+			start--;
+		json_t *moves = json_array();
+		for (int i = start; i < end; i++)
+			json_array_append_new(moves, json_string(canon[i]));
+		json_t *entry = json_pack("{s:o, s:s}", "moves", moves, "then", canon[end]);
+		if (node)
+			json_object_set_new(entry, "next", node);
+		node = json_pack("{s:[o]}", "if", entry);
+		end = start - 1;
+	}
+out:
+	free(canon);
+	return node;
 }
 
 enum conditional_verdict conditional_match(const json_t *tree, const char *const *played, int nplayed,

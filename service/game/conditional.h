@@ -26,20 +26,28 @@
  */
 int conditional_check(const game_loaded *g, int seat, const json_t *tree, json_t **canon, app_error *err);
 
-/* The most moves of one line: the others' up to the seat's turn, and its answer. */
-#define CONDITIONAL_LINE_MAX (RULES_MAX_SEATS * 2 + 1)
+/* The most moves of one line: each level's others' moves up to the seat's turn, and its answer. */
+#define CONDITIONAL_LINE_MAX (LIMIT_CONDITIONAL_DEPTH * RULES_MAX_SEATS)
 
 /*
  * Replay a line being built (the line editor of the seat's page): texts[0..n)
- * are the other seats' moves in turn order and, last, possibly the seat's
- * answer. 0 with *pos the position after them (free with the rules'
- * free_position), canon[i] each move's canonical text, *mover the seat to
- * move next in the line (the seat itself once the others' moves reach its
- * turn), *complete set when the seat's answer ends the line; or the error of
+ * are, level after level, the other seats' moves in turn order up to the
+ * seat's turn, then the seat's answer. 0 with *pos the position after them
+ * (free with the rules' free_position), canon[i] each move's canonical text,
+ * movers[i] (may be NULL) who makes it, *mover the seat to move next in the
+ * line (-1: nobody, or several at once, or a roll makes what follows
+ * unknown), *complete set when the seat's answer ends it; or the error of
  * conditional_check (the move at fault named), *pos NULL.
  */
 int conditional_replay(const game_loaded *g, int seat, const char *const *texts, int n, rules_position **pos,
-		       char (*canon)[RULES_TEXT_MAX], int *mover, int *complete, app_error *err);
+		       char (*canon)[RULES_TEXT_MAX], int *movers, int *mover, int *complete, app_error *err);
+
+/*
+ * The tree of one line (conditional_replay's texts, ending with the seat's
+ * answer): one entry a level, each the next's parent. New reference, or NULL
+ * with err (E_BAD_CONDITIONAL when the line does not end with an answer).
+ */
+json_t *conditional_line_tree(const game_loaded *g, int seat, const char *const *texts, int n, app_error *err);
 
 enum conditional_verdict {
 	CONDITIONAL_WAIT,      /* the moves so far begin an expectation: wait for more */

@@ -358,56 +358,62 @@ static int line_moves(char *line, const char *more, const char *texts[CONDITIONA
  * The line editor: the board as a line of conditional moves being built would
  * leave it (line: its moves so far, joined by "|"; more: the move just picked),
  * with the legal moves of whoever moves next in it to pick from on the board,
- * and once the seat's answer ends it, a button storing it. Drawn for the
- * seat's own token only, and never cached: it shows no stored game state.
+ * and whenever the seat's answer ends it a button storing it (any number of
+ * levels). Drawn for the seat's own token only, and never cached.
  */
 static void render_line(http_request *req, http_response *res, const game_loaded *g, int seat, const char *token,
 			const char *line, const char *more)
 {
-	char *copy = xstrdup(line), canon[CONDITIONAL_LINE_MAX][RULES_TEXT_MAX], csrf[FORM_TOKEN_TEXT];
+	char *copy = xstrdup(line), csrf[FORM_TOKEN_TEXT];
+	char (*canon)[RULES_TEXT_MAX] = xmalloc(sizeof(char[CONDITIONAL_LINE_MAX][RULES_TEXT_MAX]));
 	const char *texts[CONDITIONAL_LINE_MAX + 1];
-	int n = line_moves(copy, more, texts), mover, complete, r;
+	int n = line_moves(copy, more, texts), movers[CONDITIONAL_LINE_MAX], mover, complete, r;
 	app_error err = {0}, first = {0};
 	rules_position *pos;
 
-	r = conditional_replay(g, seat, texts, n, &pos, canon, &mover, &complete, &first);
+	r = conditional_replay(g, seat, texts, n, &pos, canon, movers, &mover, &complete, &first);
 	/* A move picked that does not fit: the line as it was, with the reason. */
 	if (r && more && *more && n > 0)
-		r = conditional_replay(g, seat, texts, --n, &pos, canon, &mover, &complete, &err);
+		r = conditional_replay(g, seat, texts, --n, &pos, canon, movers, &mover, &complete, &err);
 	if (r) {
 		free(copy);
+		free(canon);
 		page_render_game(req, res, app_code_status(first.code), g, seat, token, first.message, NULL);
 		return;
 	}
 	game_loaded hyp = *g;
 	hyp.pos = pos;
-	json_t *game = view_game(&hyp, complete ? seat : mover), *steps = json_array();
-	GString *text = g_string_new(NULL), *stored = g_string_new("if ");
+	int picks = mover >= 0 && n < CONDITIONAL_LINE_MAX;
+	json_t *game = view_game(&hyp, picks ? mover : seat), *steps = json_array();
+	GString *text = g_string_new(NULL);
 	for (int i = 0; i < n; i++) {
 		g_string_append_printf(text, "%s%s", i ? "|" : "", canon[i]);
-		if (complete)
-			g_string_append_printf(stored, "%s%s", canon[i], i == n - 1 ? "" : i == n - 2 ? " then " : " and ");
+		texts[i] = canon[i];
 		json_array_append_new(steps, json_pack("{s:s, s:s}", "move", canon[i], "mine",
-						       i == n - 1 && complete ? "mine" : "theirs"));
+						       movers[i] == seat ? "mine" : "theirs"));
 	}
+	json_t *tree = complete ? conditional_line_tree(g, seat, texts, n, &err) : NULL;
+	char *lines = tree ? conditional_to_lines(tree) : xstrdup("");
 	token_form(req->app->form_key, token, csrf);
-	json_t *m = json_pack("{s:s, s:O, s:o, s:o, s:s, s:s, s:s, s:s, s:s, s:b, s:b}", "title", g->rules->title,
+	json_t *m = json_pack("{s:s, s:O, s:o, s:o, s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:b}", "title", g->rules->title,
 			      "game", game, "board", board_model(&hyp, seat, NULL), "steps", steps,
-			      "line", text->str, "stored", stored->str, "token", token, "csrf", csrf,
-			      "mover", complete || mover < 0 ? "" : g->rules->seat_names[mover], "complete", complete,
-			      "mine", mover == seat && !complete);
-	json_object_set_new(m, "legal", complete ? json_array() : legal_for_page(json_object_get(game, "legal")));
+			      "line", text->str, "stored", lines, "token", token, "csrf", csrf,
+			      "mover", picks ? g->rules->seat_names[mover] : "", "complete", tree != NULL,
+			      "mine", picks && mover == seat, "picks", picks);
+	json_object_set_new(m, "legal", picks ? legal_for_page(json_object_get(game, "legal")) : json_array());
 	json_object_set_new(m, "state", state_key(g));
 	json_object_set_new(m, "side_name", json_string(g->rules->seat_names[seat]));
 	json_object_set_new(m, "legend", json_string(g->rules->legend ? g->rules->legend : ""));
 	json_object_set_new(m, "has_steps", json_boolean(n > 0));
-	if (r == 0 && first.code)
+	if (first.code)
 		json_object_set_new(m, "error", json_string(first.message));
 	g_string_free(text, TRUE);
-	g_string_free(stored, TRUE);
+	json_decref(tree);
 	json_decref(game);
+	free(lines);
 	g->rules->free_position(pos);
 	free(copy);
+	free(canon);
 	page_render(req, res, 200, "line.html", m);
 }
 

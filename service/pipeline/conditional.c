@@ -26,27 +26,45 @@ static int confirm_by_mail(app *a, const game_loaded *g, int seat, const json_t 
 }
 
 /*
- * The seat's stored tree with the entries of add put in (an entry expecting
- * the same moves as one stored replaces it), when the stored one starts
- * where the game is; else add alone. New reference.
+ * Put the entries of add into the level node: an entry expecting the same
+ * moves with the same answer takes in what add has under it, level by level;
+ * with another answer, add's entry replaces it.
  */
+static void merge_into(json_t *node, const json_t *add)
+{
+	json_t *list = json_object_get(node, "if"), *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(add, "if"), i, e) {
+		json_t *same = NULL;
+		size_t k;
+		for (k = 0; k < json_array_size(list) && !same; k++)
+			if (json_equal(json_object_get(json_array_get(list, k), "moves"), json_object_get(e, "moves")))
+				same = json_array_get(list, k);
+		if (!same) {
+			json_array_append(list, e);
+		} else if (!json_equal(json_object_get(same, "then"), json_object_get(e, "then"))) {
+			json_array_set(list, k - 1, e);
+		} else if (json_object_get(e, "next")) {
+			if (json_object_get(same, "next"))
+				merge_into(json_object_get(same, "next"), json_object_get(e, "next"));
+			else
+				json_object_set(same, "next", json_object_get(e, "next"));
+		}
+	}
+}
+
+/* The seat's stored tree with add merged in (merge_into), when it starts where the game is; else add. New reference. */
 static json_t *merged(app *a, const game_loaded *g, int seat, const json_t *add, db_error *de)
 {
 	char *text = NULL;
 	int from, r = db_conditional_get(app_db(a), g->rec->id, seat, &text, &from, de);
-	json_t *old = !r && from == g->rec->ply ? json_loads(text, 0, NULL) : NULL, *list, *e;
-	size_t i;
+	json_t *old = !r && from == g->rec->ply ? json_loads(text, 0, NULL) : NULL;
 
 	free(text);
 	if (!old)
 		return json_deep_copy(add);
-	list = json_object_get(old, "if");
-	json_array_foreach(json_object_get(add, "if"), i, e) {
-		for (size_t k = 0; k < json_array_size(list); k++)
-			if (json_equal(json_object_get(json_array_get(list, k), "moves"), json_object_get(e, "moves")))
-				json_array_remove(list, k--);
-		json_array_append(list, e);
-	}
+	merge_into(old, add);
 	return old;
 }
 

@@ -109,7 +109,8 @@ int game_give_time(app *a, const char *id, int seat, const char *to, long long s
  * or the error of conditional_check and nothing stored. The game's version
  * does not change: nobody else can tell. By channel "mail", the seat's own
  * address gets a confirmation listing what is stored. add: tree's entries
- * join those stored (replacing any expecting the same moves) instead.
+ * join those stored instead, level by level (an entry expecting the same
+ * moves with another answer replaces the stored one).
  */
 int game_conditional_put(app *a, const char *id, int seat, const json_t *tree, int add, const char *channel,
 			 json_t **canon, app_error *err);

@@ -165,8 +165,8 @@ class Page(Base):
         r = self.send(gid, tok["South"], {"line": "if c 1 1 2 1 then S 7 3 6 3, if c 1 9 2 9 then S 7 5 6 5"})
         self.assertEqual(r.status, 303, r)
         self.assertEqual(self.read(gid, tok["South"]), {"if": [
-            {"moves": ["c 1 1 2 1"], "then": "S 7 3 6 3"}, {"moves": ["c 1 9 2 9"], "then": "S 7 5 6 5"}]})
-        self.assertIn("if c 1 1 2 1 then S 7 3 6 3\nif c 1 9 2 9 then S 7 5 6 5\n", self.page(gid, tok["South"]))
+            {"moves": ["c 1 9 2 9"], "then": "S 7 5 6 5"}, {"moves": ["c 1 1 2 1"], "then": "S 7 3 6 3"}]})
+        self.assertIn("if c 1 9 2 9 then S 7 5 6 5\nif c 1 1 2 1 then S 7 3 6 3\n", self.page(gid, tok["South"]))
         # A bad line is answered on the page with the reason; nothing changes.
         r = self.send(gid, tok["South"], {"line": "if c 1 1 2 1 then S 7 3 3 3"})
         self.assertEqual(r.status, 422, r)
@@ -213,13 +213,39 @@ class LineEditor(Base):
         self.assertIn('id="error">move 2: &quot;S 7 3 3 3&quot;', html)
         self.assertIn('name="line" value="c 1 1 2 1"', html)
         html = self.line_page(gid, tok["South"], ["c 1 1 2 1"], "S 7 3 6 3")
-        self.assertIn('name="line" value="if c 1 1 2 1 then S 7 3 6 3"', html)
-        self.assertNotIn('id="legal-list"><li>', html, "nothing more to pick")
+        self.assertIn('name="path" value="c 1 1 2 1|S 7 3 6 3"', html)
+        self.assertIn('<pre class="conditional-lines">if c 1 1 2 1 then S 7 3 6 3\n</pre>', html)
+        self.assertIn("Pick the move you expect of <strong>North</strong>", html, "the line may go on")
+        # A second level: North's next reply and South's answer to it.
+        html = self.line_page(gid, tok["South"], ["c 1 1 2 1", "S 7 3 6 3", "m 1 3 2 4"], "S 6 3 5 3")
+        path = "c 1 1 2 1|S 7 3 6 3|m 1 3 2 4|S 6 3 5 3"
+        self.assertIn(f'name="path" value="{path}"', html)
+        self.assertIn("if c 1 1 2 1 then S 7 3 6 3\n  if m 1 3 2 4 then S 6 3 5 3\n", html)
         # Building stores nothing, and changes nothing anyone sees.
         self.assertEqual(self.read(gid, tok["South"]), {"if": []})
         self.assertEqual([r for r in self.stored() if r[0] == gid], [])
+        # Stored with its button: the two levels, joined to what was stored (here a line for
+        # another reply, and the first level again, whose answer is the same: merged level by level).
+        self.assertEqual(self.put(gid, tok["South"], {"if": [TREE["if"][1], {"moves": ["c 1 1 2 1"],
+                                                                               "then": "S 7 3 6 3"}]}).status, 200)
+        form = hidden_fields(html, f"/games/{gid}/conditional")
+        self.assertEqual(form["path"], path)
+        r = d.post_form(f"/games/{gid}/conditional", form, origin=d.base)
+        self.assertEqual(r.status, 303, r)
+        self.assertEqual(self.read(gid, tok["South"]), {"if": [TREE["if"][1], {
+            "moves": ["c 1 1 2 1"], "then": "S 7 3 6 3",
+            "next": {"if": [{"moves": ["m 1 3 2 4"], "then": "S 6 3 5 3"}]}}]})
+        # A path that does not end with an answer is refused and stores nothing more.
+        form["path"] = "c 1 1 2 1"
+        self.assertEqual(d.post_form(f"/games/{gid}/conditional", form, origin=d.base).status, 422)
+        self.assertEqual(len(self.read(gid, tok["South"])["if"]), 2)
+        # Played out: both answers of the line.
+        d.play(gid, tok, ["c 1 1 2 1"], first_ply=1)
+        d.play(gid, tok, ["m 1 3 2 4"], first_ply=3)
+        self.assertEqual(self.moves(gid)[-1], ("South", "S 6 3 5 3"))
         # The seat to move builds none; a spectator's page ignores the parameter.
         self.assertIn("it is your turn", self.line_page(gid, tok["North"], [], status=409))
+        d.request("DELETE", f"/api/games/{gid}/conditional", token=tok["South"])
         r = d.get(f"/games/{gid}?line=c%201%201%202%201")
         self.assertEqual(r.status, 200)
         self.assertNotIn("a line of conditional moves", r.text)

@@ -5,8 +5,9 @@ Usage: conditional_clicks.py /path/to/rookery
 
 South, after its first Nchess move, opens "Build a line on the board" on its seat page, clicks the
 reply it expects of North (the board drawn as the game stands), then its own answer (the board
-drawn as North's reply would leave it), and stores the line; the seat page lists it. North's
-tab shows nothing of it. When North plays that reply, South's answer is played at once.
+drawn as North's reply would leave it), then a second level the same way, and stores the line;
+the seat page lists it. North's
+tab shows nothing of it. When North plays those replies, South's answers are played at once.
 
 Uses tests/harness/cdp.py. Python 3 standard library only.
 """
@@ -53,16 +54,23 @@ class ConditionalClicks(ClickCase):
         self.assertEqual(south.board()["2 1"], "c", "the board shows North's reply played")
         self.assertIn("Your answer", south.js("document.querySelector('.line-next').textContent"))
         self.click_move(south, "S 7 3 6 3")
-        self.assertEqual(south.js("document.querySelector('#store-line code').textContent"),
-                         "if c 1 1 2 1 then S 7 3 6 3")
+        self.assertEqual(south.js("document.querySelector('#store-line pre').textContent"),
+                         "if c 1 1 2 1 then S 7 3 6 3\n")
+        # The line goes on: North's next reply, South's answer to it.
+        self.click_move(south, "m 1 3 2 4")
+        self.click_move(south, "S 6 3 5 3")
+        self.assertEqual(south.board()["5 3"], "S", "the board shows the whole line played")
+        self.assertEqual(south.js("document.querySelector('#store-line pre').textContent"),
+                         "if c 1 1 2 1 then S 7 3 6 3\n  if m 1 3 2 4 then S 6 3 5 3\n")
         south.screenshot("conditional-line")
         before = south.load_count()
         self.click(south, "#store-line button", None, None, "Store this line")
         south.b.wait_load(south.session, before)
         self.assertEqual(south.js("document.querySelector('.conditional-lines').textContent"),
-                         "if c 1 1 2 1 then S 7 3 6 3\n")
+                         "if c 1 1 2 1 then S 7 3 6 3\n  if m 1 3 2 4 then S 6 3 5 3\n")
         self.assertEqual(self.api("GET", "/api/games/%s/conditional" % self.gid, token=self.tokens["South"]),
-                         (200, {"if": [{"moves": ["c 1 1 2 1"], "then": "S 7 3 6 3"}]}))
+                         (200, {"if": [{"moves": ["c 1 1 2 1"], "then": "S 7 3 6 3", "next": {
+                             "if": [{"moves": ["m 1 3 2 4"], "then": "S 6 3 5 3"}]}}]}))
         north = tabs["North"]
         north.goto("%s/games/%s?seat=%s" % (self.base, self.gid, self.tokens["North"]))
         self.assertNotIn("S 7 3 6 3", north.js("document.body.innerText"))
@@ -71,8 +79,11 @@ class ConditionalClicks(ClickCase):
                                 token=self.tokens["North"])
         self.assertEqual(status, 201, body)
         self.assertEqual(body["game"]["ply"], 3)
+        status, body = self.api("POST", "/api/games/%s/moves" % self.gid, {"move": "m 1 3 2 4", "ply": 3},
+                                token=self.tokens["North"])
+        self.assertEqual(status, 201, body)
         south.goto("%s/games/%s?seat=%s" % (self.base, self.gid, self.tokens["South"]))
-        self.assertEqual(south.js(HISTORY_JS), ["S 7 1 6 1", "c 1 1 2 1", "S 7 3 6 3"])
+        self.assertEqual(south.js(HISTORY_JS), ["S 7 1 6 1", "c 1 1 2 1", "S 7 3 6 3", "m 1 3 2 4", "S 6 3 5 3"])
         self.assert_no_console_errors()
 
 
