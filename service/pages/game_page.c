@@ -268,6 +268,7 @@ void page_render_game(http_request *req, http_response *res, int status, const g
 		json_string_value(json_array_get(legal, 0)) : ""));
 	json_object_set_new(m, "rules_url", json_sprintf("/rules/%s", g->rules->id));
 	json_object_set_new(m, "state", state_key(g));
+	json_object_set_new(m, "confirm_label", json_string("Play this move"));
 	json_object_set_new(m, "legend", json_string(g->rules->legend ? g->rules->legend : ""));
 	json_object_set_new(m, "side_name", json_string(g->rules->seat_names[seat >= 0 ? seat : 0]));
 	json_object_set_new(m, "legal", legal_for_page(json_object_get(game, "legal")));
@@ -402,6 +403,7 @@ static void render_line(http_request *req, http_response *res, const game_loaded
 			      "mine", picks && mover == seat, "picks", picks);
 	json_object_set_new(m, "legal", picks ? legal_for_page(json_object_get(game, "legal")) : json_array());
 	json_object_set_new(m, "state", state_key(g));
+	json_object_set_new(m, "confirm_label", json_string("Add to the line"));
 	json_object_set_new(m, "side_name", json_string(g->rules->seat_names[seat]));
 	json_object_set_new(m, "legend", json_string(g->rules->legend ? g->rules->legend : ""));
 	json_object_set_new(m, "has_steps", json_boolean(n > 0));
