@@ -473,4 +473,15 @@ void db_messages_free(db_message *v, size_t n);
 int db_messages_mailed_get(db *d, const char *game_id, int seat, long long *seq, db_error *err);
 int db_messages_mailed_set(db *d, const char *game_id, int seat, long long seq, db_error *err);
 
+/* ---- conditional moves (db_conditional.c) ---- */
+
+/* Seat's tree of conditional moves in game (malloc'd JSON) and the ply it starts at, or DB_E_NOTFOUND. */
+int db_conditional_get(db *d, const char *game_id, int seat, char **tree, int *from_ply, db_error *err);
+/* Store (or replace) seat's tree, starting at from_ply. */
+int db_conditional_put(db *d, const char *game_id, int seat, int from_ply, const char *tree, db_error *err);
+/* Clear seat's tree (nothing to clear is no error); seat -1 clears every seat's. */
+int db_conditional_delete(db *d, const char *game_id, int seat, db_error *err);
+/* The seats of game with a tree, as a bit mask. */
+int db_conditional_seats(db *d, const char *game_id, unsigned *mask, db_error *err);
+
 #endif

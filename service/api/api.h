@@ -19,6 +19,10 @@ void api_draw(http_request *req, http_response *res);
 /* PUT /api/games/{id}/client-seed: the seat's client seed for the dice, while no die has rolled. */
 void api_client_seed(http_request *req, http_response *res);
 void api_get_dice(http_request *req, http_response *res);
+/* GET, PUT and DELETE /api/games/{id}/conditional: the seat token's own tree of conditional moves. */
+void api_conditional_get(http_request *req, http_response *res);
+void api_conditional_put(http_request *req, http_response *res);
+void api_conditional_delete(http_request *req, http_response *res);
 
 /* POST /api/games/{id}/messages: {"text": string, "to": null | seat name} from the token's seat (201). */
 void api_post_message(http_request *req, http_response *res);

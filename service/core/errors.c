@@ -38,6 +38,8 @@ static const struct {
 	[-E_VACATION_DAYS] = {"vacation_days", 422},
 	[-E_TOO_MANY_STREAMS] = {"too_many_streams", 429},
 	[-E_BAD_MESSAGE] = {"bad_message", 422},
+	[-E_BAD_CONDITIONAL] = {"bad_conditional", 422},
+	[-E_CONDITIONAL_NOT_NOW] = {"conditional_not_now", 409},
 };
 
 int app_fail(app_error *err, int code, const char *fmt, ...)

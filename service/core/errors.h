@@ -33,7 +33,9 @@ enum app_code {
 	E_VACATION_DAYS = -27,  /* more vacation days than the year has left */
 	E_TOO_MANY_STREAMS = -28, /* this client address follows as many event streams as it may */
 	E_BAD_MESSAGE = -29,    /* a message that is empty, holds control characters or goes to no other seat */
-	E_CODE_COUNT_ = 30
+	E_BAD_CONDITIONAL = -30, /* a conditional tree that is malformed, too big, or cannot be checked */
+	E_CONDITIONAL_NOT_NOW = -31, /* no conditional tree now: the seat's turn, or a hidden setup */
+	E_CODE_COUNT_ = 32
 };
 
 typedef struct app_error {

@@ -72,6 +72,10 @@
 #define LIMIT_GAMES_PER_HOUR         120          /* games one client address may create (serve --games-per-hour) */
 #define LIMIT_GAMES_PER_HOUR_MAX     1000000      /* the most --games-per-hour may give */
 #define LIMIT_PLIES                  2000         /* a two-seat game is drawn at this ply; n seats: n/2 times as many */
+#define LIMIT_CONDITIONAL_DEPTH      8            /* levels of a seat's tree of conditional moves */
+#define LIMIT_CONDITIONAL_ANSWERS    64           /* answers in one seat's tree, all levels together */
+#define LIMIT_CONDITIONAL_JSON_DEPTH (3 * LIMIT_CONDITIONAL_DEPTH + 4) /* JSON nesting of a tree a level deeper than allowed, refused by its own check */
+#define LIMIT_CONDITIONAL_CHAIN      16           /* conditional answers one move may set off, one after another */
 #define LIMIT_MOVES_PAGE_DEFAULT     100          /* moves (or plies of dice) in one page of /moves, /dice */
 #define LIMIT_MOVES_PAGE_MAX         500          /* the largest ?limit= a page may ask for */
 #define LIMIT_PAGE_RECENT_MOVES      20           /* latest moves on a game page; the rest are a link away */

@@ -182,6 +182,8 @@ void http_reply_error(http_request *req, http_response *res, int code, const cha
  * nesting bounded). Returns 0 or an app_code with err filled.
  */
 int http_json_body(http_request *req, json_t **out, app_error *err);
+/* http_json_body nested at most depth deep, for a body that is a tree of bounded depth. */
+int http_json_body_depth(http_request *req, int depth, json_t **out, app_error *err);
 
 /*
  * The page of moves a request asks for: ?from= (a ply, default 0) and

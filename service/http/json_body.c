@@ -31,6 +31,11 @@ static int json_depth(json_t *v)
 
 int json_body_decode(const char *data, size_t len, json_t **out, app_error *err)
 {
+	return json_body_decode_depth(data, len, LIMIT_JSON_DEPTH, out, err);
+}
+
+int json_body_decode_depth(const char *data, size_t len, int depth, json_t **out, app_error *err)
+{
 	json_error_t je;
 	json_t *v;
 
@@ -45,7 +50,7 @@ int json_body_decode(const char *data, size_t len, json_t **out, app_error *err)
 		json_decref(v);
 		return app_fail(err, E_BAD_JSON, "the body must be a JSON object");
 	}
-	if (json_depth(v) > LIMIT_JSON_DEPTH) {
+	if (json_depth(v) > depth) {
 		json_decref(v);
 		return app_fail(err, E_BAD_JSON, "the JSON is nested too deeply");
 	}

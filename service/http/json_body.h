@@ -14,4 +14,7 @@
  */
 int json_body_decode(const char *data, size_t len, json_t **out, app_error *err);
 
+/* json_body_decode nested at most depth deep (a body whose shape is a tree of bounded depth). */
+int json_body_decode_depth(const char *data, size_t len, int depth, json_t **out, app_error *err);
+
 #endif

@@ -115,12 +115,17 @@ int http_page_query(http_request *req, int *from, int *limit, app_error *err)
 
 int http_json_body(http_request *req, json_t **out, app_error *err)
 {
+	return http_json_body_depth(req, LIMIT_JSON_DEPTH, out, err);
+}
+
+int http_json_body_depth(http_request *req, int depth, json_t **out, app_error *err)
+{
 	const char *ct = http_header(req, "Content-Type");
 
 	*out = NULL;
 	if (!ct || strncasecmp(ct, "application/json", 16) != 0 || (ct[16] && ct[16] != ';' && ct[16] != ' '))
 		return app_fail(err, E_MEDIA_TYPE, "send the body as application/json");
-	return json_body_decode(req->body, req->body_len, out, err);
+	return json_body_decode_depth(req->body, req->body_len, depth, out, err);
 }
 
 int http_hexval(int c)

@@ -4,6 +4,7 @@
 #include "core/log.h"
 #include "core/token.h"
 #include "core/utc.h"
+#include "game/conditional.h"
 #include "game/game.h"
 #include "mail_in/mail_parse.h"
 #include "mail_out/consent.h"
@@ -231,6 +232,31 @@ static char *message_words(const char *words, const char *from_name)
 	return w;
 }
 
+/* Whether a first line (its command_words in words) is about conditional moves. */
+static int conditional_command(const char *words, const char *line)
+{
+	return (!strncmp(words, "if ", 3) && strstr(line, " then ")) || !strcmp(words, "no conditional moves");
+}
+
+/*
+ * Conditional moves by mail: "if MOVE then MOVE, if MOVE and MOVE then MOVE"
+ * (conditional_from_lines) replaces the seat's tree; "no conditional moves"
+ * clears it. Confirmed to the seat's own address.
+ */
+static int set_conditional(app *a, const char *game, int seat, const char *line, app_error *err)
+{
+	json_t *tree = strncasecmp(line, "if ", 3) ? json_pack("{s:[]}", "if") : conditional_from_lines(line, err);
+	json_t *canon = NULL;
+	int r;
+
+	if (!tree)
+		return err->code;
+	r = game_conditional_put(a, game, seat, tree, 0, "mail", &canon, err);
+	json_decref(tree);
+	json_decref(canon);
+	return r;
+}
+
 /* Act on the command with words (may be NULL) as a message to every seat; 0 or an app_code with err filled. */
 static int act(app *a, const char *game, int seat, int ply, const char *line, const char *said_words,
 	       app_error *err, char *done, size_t done_size)
@@ -250,6 +276,9 @@ static int act(app *a, const char *game, int seat, int ply, const char *line, co
 	if (choice) {
 		r = set_mail_mode(a, game, seat, mode, hour, err);
 		snprintf(done, done_size, "mail preference set");
+	} else if (conditional_command(words, line)) {
+		r = set_conditional(a, game, seat, line, err);
+		snprintf(done, done_size, "conditional moves stored");
 	} else if (clock_give_command(line, to, sizeof to, &seconds)) {
 		r = game_give_time(a, game, seat, to, seconds, "mail", err);
 		snprintf(done, done_size, "gave time to %s", to);
@@ -299,6 +328,7 @@ static int words_alone(app *a, const char *game, int seat, const mail_incoming *
 
 	command_words(m->command, words);
 	if (command_action(m->command) || mail_prefs_from_command(words, &mode, &hour) ||
+	    conditional_command(words, m->command) ||
 	    clock_give_command(m->command, words, sizeof words, &(long long){0}) || !reads_as_words(m->command))
 		return 0;
 	/* A game that cannot be read now: the act that follows answers for it. */
@@ -401,7 +431,8 @@ static int handle_words(app *a, const mail_incoming *m, const char *recipient, c
 		return MAIL_IN_TEMPFAIL;
 	} else if (!m->command) {
 		r = refuse(a, m, game, seat, "no move found: write your move (or resign, offer draw, accept draw, "
-			   "decline draw) on the first line of your reply", msg, size);
+			   "decline draw, or while another seat is to move conditional moves such as "
+			   "\"if THEIR MOVE then YOUR ANSWER\") on the first line of your reply", msg, size);
 	} else if (words_alone(a, game, seat, m, words, &r, &err)) {
 		/* Not an act on the game: the reply address still takes the seat's move. */
 		release_reply(a, game, seat, serial);

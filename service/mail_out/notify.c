@@ -5,6 +5,7 @@
 #include "core/token.h"
 #include "core/utc.h"
 #include "game/clock.h"
+#include "game/conditional.h"
 #include "game/view.h"
 #include "mail_out/consent.h"
 #include "mail_out/mail.h"
@@ -268,6 +269,11 @@ static void append_position(app *a, const game_loaded *g, int seat, int to_move,
 				       "Only a reply to the latest mail of the game acts, and only once.\n",
 				       example);
 	}
+	if (!to_move && !g->rec->over)
+		g_string_append(t, "\nWhile the others move, you may reply with conditional moves on the first line: "
+				"\"if THEIR MOVE then YOUR ANSWER\", several joined by commas (\"if A then B, if C then D\"; "
+				"with more than one seat before your turn, their moves joined by \"and\"). Each answer is "
+				"played as soon as the game reaches it; \"no conditional moves\" clears them.\n");
 	if (link)
 		g_string_append_printf(t, "\nPlay in the browser (this link is yours alone):\n%s\n", link);
 	g_string_append_printf(t, "Rules of %s: %s/rules/%s\n", g->rules->title, a->base_url, g->rules->id);
@@ -363,6 +369,14 @@ static int notify_turns(app *a, const game_loaded *g, int mover, const char *wha
 
 		if (!((turn >> i) & 1))
 			continue;
+		/* A seat whose conditional answer is played at once hears of that instead. */
+		conditional_state st;
+		if ((r = conditional_state_of(a, g, i, &st, err)))
+			return r;
+		ok = st.tree && st.verdict == CONDITIONAL_PLAY;
+		conditional_state_clear(&st);
+		if (ok)
+			continue;
 		if ((r = seat_may_mail(a, g, i, "your_turn", &address, &ok, err)))
 			return r;
 		if (!ok)
@@ -406,6 +420,11 @@ static int notify_accepted(app *a, const game_loaded *g, int seat, const char *w
 
 	free(said);
 	return r;
+}
+
+int notify_conditional(app *a, const game_loaded *g, int seat, const char *said, db_error *err)
+{
+	return a->mail ? confirm_to_seat(a, g, seat, said, err) : 0;
 }
 
 int notify_mail_mode(app *a, const game_loaded *g, int seat, const char *choice, db_error *err)

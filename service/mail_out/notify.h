@@ -34,6 +34,13 @@ int notify_action(app *a, const game_loaded *g, int seat, const char *action, co
  */
 int notify_mail_mode(app *a, const game_loaded *g, int seat, const char *choice, db_error *err);
 
+/*
+ * About seat's own conditional moves, said being the sentence that tells what
+ * happened (its answer played, its tree cleared and why): to that seat only,
+ * with the game as it stands. The other seats are never told of a tree.
+ */
+int notify_conditional(app *a, const game_loaded *g, int seat, const char *said, db_error *err);
+
 /* A sign-in link for "my games", to address. */
 int notify_signin(app *a, const char *address, const char *link, db_error *err);
 

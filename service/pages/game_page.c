@@ -5,6 +5,7 @@
 #include "core/limits.h"
 #include "core/token.h"
 #include "game/clock.h"
+#include "game/conditional.h"
 #include "game/dice.h"
 #include "game/game.h"
 #include "game/vacation.h"
@@ -12,9 +13,11 @@
 #include "game/view_served.h"
 #include "mail_out/consent.h"
 #include "pages/board.h"
+#include "pipeline/pipeline.h"
 #include "xalloc.h"
 
 #include <ctype.h>
+#include <glib.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,6 +219,27 @@ static json_t *give_targets(const game_loaded *g, int seat)
 	return list;
 }
 
+/*
+ * The seat's own conditional moves, as lines, for its page only (never
+ * cached: a tree changes no version); null once the game is over.
+ */
+static json_t *conditional_model(app *a, const game_loaded *g, int seat)
+{
+	app_error err;
+	json_t *tree = g->rec->over ? NULL : game_conditional_get(a, g->rec->id, seat, &err);
+	char *lines;
+	json_t *m;
+
+	if (!tree)
+		return json_null();
+	lines = conditional_to_lines(tree);
+	m = json_pack("{s:s, s:b, s:b}", "lines", lines, "has_lines", *lines != 0,
+		      "can_add", !((game_turn_mask(g) >> seat) & 1));
+	free(lines);
+	json_decref(tree);
+	return m;
+}
+
 /* Render the game page; seat >= 0 with token shows the seat's controls. */
 void page_render_game(http_request *req, http_response *res, int status, const game_loaded *g,
 		      int seat, const char *token, const char *error, const char *typed)
@@ -244,6 +268,7 @@ void page_render_game(http_request *req, http_response *res, int status, const g
 		json_string_value(json_array_get(legal, 0)) : ""));
 	json_object_set_new(m, "rules_url", json_sprintf("/rules/%s", g->rules->id));
 	json_object_set_new(m, "state", state_key(g));
+	json_object_set_new(m, "confirm_label", json_string("Play this move"));
 	json_object_set_new(m, "legend", json_string(g->rules->legend ? g->rules->legend : ""));
 	json_object_set_new(m, "side_name", json_string(g->rules->seat_names[seat >= 0 ? seat : 0]));
 	json_object_set_new(m, "legal", legal_for_page(json_object_get(game, "legal")));
@@ -289,6 +314,7 @@ void page_render_game(http_request *req, http_response *res, int status, const g
 		vacation_player(g->rec, seat, player, sizeof player);
 		json_object_set_new(viewer, "messages", page_messages_model(req->app, g, seat));
 		json_object_set_new(viewer, "vacation", page_vacation_model(req->app, g->rec->id, token, player));
+		json_object_set_new(viewer, "conditional", conditional_model(req->app, g, seat));
 		json_object_set_new(m, "self_url", json_sprintf("/games/%s?seat=%s", g->rec->id, token));
 		/* A seat whose address has not asked for mail: only a reader who came by that mail can ask.
 		 * Looked up only for a running game's seat with an address: most page views need neither. */
@@ -316,9 +342,87 @@ int page_seat(http_request *req, const char *token, app_error *err)
 	return err->code ? -2 : seat;
 }
 
+/* Split line (moves joined by "|", which no notation uses) and more (one move, may be NULL) into texts; how many. */
+static int line_moves(char *line, const char *more, const char *texts[CONDITIONAL_LINE_MAX + 1])
+{
+	int n = 0;
+
+	for (char *save = NULL, *t = strtok_r(line, "|\r\n", &save); t && n < CONDITIONAL_LINE_MAX + 1;
+	     t = strtok_r(NULL, "|\r\n", &save))
+		if (*t)
+			texts[n++] = t;
+	if (more && *more && n < CONDITIONAL_LINE_MAX + 1)
+		texts[n++] = more;
+	return n;
+}
+
+/*
+ * The line editor: the board as a line of conditional moves being built would
+ * leave it (line: its moves so far, joined by "|"; more: the move just picked),
+ * with the legal moves of whoever moves next in it to pick from on the board,
+ * and whenever the seat's answer ends it a button storing it (any number of
+ * levels). Drawn for the seat's own token only, and never cached.
+ */
+static void render_line(http_request *req, http_response *res, const game_loaded *g, int seat, const char *token,
+			const char *line, const char *more)
+{
+	char *copy = xstrdup(line), csrf[FORM_TOKEN_TEXT];
+	char (*canon)[RULES_TEXT_MAX] = xmalloc(sizeof(char[CONDITIONAL_LINE_MAX][RULES_TEXT_MAX]));
+	const char *texts[CONDITIONAL_LINE_MAX + 1];
+	int n = line_moves(copy, more, texts), movers[CONDITIONAL_LINE_MAX], mover, complete, r;
+	app_error err = {0}, first = {0};
+	rules_position *pos;
+
+	r = conditional_replay(g, seat, texts, n, &pos, canon, movers, &mover, &complete, &first);
+	/* A move picked that does not fit: the line as it was, with the reason. */
+	if (r && more && *more && n > 0)
+		r = conditional_replay(g, seat, texts, --n, &pos, canon, movers, &mover, &complete, &err);
+	if (r) {
+		free(copy);
+		free(canon);
+		page_render_game(req, res, app_code_status(first.code), g, seat, token, first.message, NULL);
+		return;
+	}
+	game_loaded hyp = *g;
+	hyp.pos = pos;
+	int picks = mover >= 0 && n < CONDITIONAL_LINE_MAX;
+	json_t *game = view_game(&hyp, picks ? mover : seat), *steps = json_array();
+	GString *text = g_string_new(NULL);
+	for (int i = 0; i < n; i++) {
+		g_string_append_printf(text, "%s%s", i ? "|" : "", canon[i]);
+		texts[i] = canon[i];
+		json_array_append_new(steps, json_pack("{s:s, s:s}", "move", canon[i], "mine",
+						       movers[i] == seat ? "mine" : "theirs"));
+	}
+	json_t *tree = complete ? conditional_line_tree(g, seat, texts, n, &err) : NULL;
+	char *lines = tree ? conditional_to_lines(tree) : xstrdup("");
+	token_form(req->app->form_key, token, csrf);
+	json_t *m = json_pack("{s:s, s:O, s:o, s:o, s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:b}", "title", g->rules->title,
+			      "game", game, "board", board_model(&hyp, seat, NULL), "steps", steps,
+			      "line", text->str, "stored", lines, "token", token, "csrf", csrf,
+			      "mover", picks ? g->rules->seat_names[mover] : "", "complete", tree != NULL,
+			      "mine", picks && mover == seat, "picks", picks);
+	json_object_set_new(m, "legal", picks ? legal_for_page(json_object_get(game, "legal")) : json_array());
+	json_object_set_new(m, "state", state_key(g));
+	json_object_set_new(m, "confirm_label", json_string("Add to the line"));
+	json_object_set_new(m, "side_name", json_string(g->rules->seat_names[seat]));
+	json_object_set_new(m, "legend", json_string(g->rules->legend ? g->rules->legend : ""));
+	json_object_set_new(m, "has_steps", json_boolean(n > 0));
+	if (first.code)
+		json_object_set_new(m, "error", json_string(first.message));
+	g_string_free(text, TRUE);
+	json_decref(tree);
+	json_decref(game);
+	free(lines);
+	g->rules->free_position(pos);
+	free(copy);
+	free(canon);
+	page_render(req, res, 200, "line.html", m);
+}
+
 void page_game(http_request *req, http_response *res)
 {
-	const char *token = http_query(req, "seat");
+	const char *token = http_query(req, "seat"), *line = http_query(req, "line");
 	app_error err = {0};
 	game_loaded g;
 	int seat = page_seat(req, token, &err);
@@ -327,7 +431,10 @@ void page_game(http_request *req, http_response *res)
 		return http_reply_error(req, res, err.code, err.message);
 	if (game_load(req->app, req->params[0], &g, &err))
 		return http_reply_error(req, res, err.code, err.message);
-	page_render_game(req, res, 200, &g, seat, token, NULL, NULL);
+	if (seat >= 0 && line)
+		render_line(req, res, &g, seat, token, line, http_query(req, "move"));
+	else
+		page_render_game(req, res, 200, &g, seat, token, NULL, NULL);
 	game_loaded_free(&g);
 }
 

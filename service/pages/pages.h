@@ -24,6 +24,8 @@ void page_mail_stop_post(http_request *req, http_response *res);
 json_t *page_mail_prefs(app *a, const db_address *ad);
 /* POST /games/{id}/client-seed: the seat's client seed for the dice (field client_seed). */
 void page_client_seed(http_request *req, http_response *res);
+/* POST /games/{id}/conditional: a line of conditional moves added to the seat's own, or clear=yes. */
+void page_conditional(http_request *req, http_response *res);
 /* POST /games/{id}/clock: the seat form giving another seat time (fields to, days). */
 void page_clock(http_request *req, http_response *res);
 /* GET /games/{id}/moves?from=&limit=: the whole record of a game, page by page, as a spectator sees it. */

@@ -5,6 +5,7 @@
 #include "core/limits.h"
 #include "core/token.h"
 #include "game/clock.h"
+#include "game/conditional.h"
 #include "game/game.h"
 #include "mail_out/consent.h"
 #include "pipeline/pipeline.h"
@@ -199,4 +200,57 @@ void page_mail_me(http_request *req, http_response *res)
 		consent_request_mail(req->app, token, req->params[0], seat, &err);
 	form_done(req, res, seat, token, &err, NULL);
 	free(token);
+}
+
+/* A line of the line editor (its moves joined by "|") added to seat's conditional moves. */
+static void conditional_store_path(app *a, const char *id, int seat, char *path, app_error *err)
+{
+	const char *texts[CONDITIONAL_LINE_MAX + 1];
+	int n = 0;
+	game_loaded g;
+	json_t *tree, *canon = NULL;
+
+	for (char *save = NULL, *t = strtok_r(path, "|", &save); t && n <= CONDITIONAL_LINE_MAX;
+	     t = strtok_r(NULL, "|", &save))
+		texts[n++] = t;
+	if (game_load(a, id, &g, err))
+		return;
+	tree = conditional_line_tree(&g, seat, texts, n, err);
+	game_loaded_free(&g);
+	if (tree)
+		game_conditional_put(a, id, seat, tree, 1, "web", &canon, err);
+	json_decref(tree);
+	json_decref(canon);
+}
+
+/* A line of conditional moves added to the seat's own ("if MOVE then MOVE, ..."), or all cleared. */
+void page_conditional(http_request *req, http_response *res)
+{
+	app_error err = {0};
+	char *token, *line = NULL, *clear = NULL, *path = NULL;
+	int seat = form_seat(req, &token, &err);
+
+	if (seat >= 0) {
+		line = http_form_field(req, "line");
+		clear = http_form_field(req, "clear");
+		path = http_form_field(req, "path");
+		if (path) {
+			conditional_store_path(req->app, req->params[0], seat, path, &err);
+		} else if (clear && !strcmp(clear, "yes")) {
+			game_conditional_clear(req->app, req->params[0], seat, &err);
+		} else if (!line || !*line) {
+			app_fail(&err, E_BAD_CONDITIONAL, "type a line such as \"if THEIR MOVE then YOUR ANSWER\" first");
+		} else {
+			json_t *tree = conditional_from_lines(line, &err), *canon = NULL;
+			if (tree)
+				game_conditional_put(req->app, req->params[0], seat, tree, 1, "web", &canon, &err);
+			json_decref(tree);
+			json_decref(canon);
+		}
+	}
+	form_done(req, res, seat, token, &err, NULL);
+	free(token);
+	free(line);
+	free(clear);
+	free(path);
 }

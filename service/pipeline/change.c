@@ -168,21 +168,35 @@ int change_store_move(app *a, game_loaded *g, game_move_done *out, const rules_o
 	return r;
 }
 
-/* Commit the change of g made by seat (move done) and log it: 0, or the storage error (rolled back). */
-int change_commit_move(app *a, const game_loaded *g, const game_move_done *done, const char *channel,
+/*
+ * Commit the change of g made by seat (move done), with the conditional
+ * answers it sets off, and log them: 0, or the error (the caller rolls back).
+ */
+int change_commit_move(app *a, game_loaded *g, const game_move_done *done, const char *channel,
 		       app_error *err)
 {
+	conditional_followed followed;
 	db_error de;
+	int r;
 
+	if ((r = conditional_follow(a, g, &followed, err)))
+		return r;
 	if (db_commit(app_db(a), &de))
 		return app_storage_fail(err, &de);
+	change_log_move(g, done, channel);
+	for (int i = 0; i < followed.n; i++)
+		change_log_move(g, &followed.done[i], "conditional");
+	if (g->rec->over)
+		log_event("game %s over: %s", g->rec->id, g->rec->result);
+	return 0;
+}
+
+void change_log_move(const game_loaded *g, const game_move_done *done, const char *channel)
+{
 	/* Even the log keeps a secret move (a hidden setup) to itself. */
 	log_event("game %s ply %d: %s played %s%s%s via %s", g->rec->id, done->ply,
 		  g->rules->seat_names[done->seat], done->secret ? "a secret move" : done->move,
 		  *done->note && !done->secret ? " " : "", done->secret ? "" : done->note, channel);
-	if (g->rec->over)
-		log_event("game %s over: %s", g->rec->id, g->rec->result);
-	return 0;
 }
 
 /* Load the game for a side action inside an open transaction. */
@@ -231,6 +245,9 @@ int change_finish_action(app *a, game_loaded *g, int seat, const char *action,
 		r = change_save_clock(a, g, 0, &de);
 	if (!r)
 		r = notify_action(a, g, seat, action, channel, &de);
+	/* A game ended by an action keeps no conditional moves: none can be played. */
+	if (!r && g->rec->over)
+		r = db_conditional_delete(app_db(a), g->rec->id, -1, &de);
 	if (!r)
 		r = db_commit(app_db(a), &de);
 	if (r) {

@@ -32,8 +32,39 @@ int change_finish_action(app *a, game_loaded *g, int seat, const char *action,
 int change_store_move(app *a, game_loaded *g, game_move_done *out, const rules_outcome *oc,
 		      const char *channel, int anytime, app_error *err);
 
-/* Commit the move done on g and log it: 0, or the storage error (rolled back). */
-int change_commit_move(app *a, const game_loaded *g, const game_move_done *done, const char *channel,
+/*
+ * Play mv (read by the rules for seat in g->pos) in the open transaction:
+ * its canonical text, its dice rolled from the game's seed, the rules'
+ * outcome, then change_store_move. The caller commits.
+ */
+int change_play_move(app *a, game_loaded *g, int seat, const rules_move *mv, const char *channel, int anytime,
+		     game_move_done *out, app_error *err);
+
+/* The log line of a committed move (a secret move's text is not written). */
+void change_log_move(const game_loaded *g, const game_move_done *done, const char *channel);
+
+/* The conditional answers one move set off, for the log once committed. */
+typedef struct conditional_followed {
+	int n;
+	game_move_done done[LIMIT_CONDITIONAL_CHAIN];
+} conditional_followed;
+
+/*
+ * After a move stored in the open transaction on g: every seat's tree of
+ * conditional moves (conditional.h) is matched against the moves made since
+ * it was stored; a met expectation's answer is played at once (channel
+ * "conditional"), which may meet another seat's (at most
+ * LIMIT_CONDITIONAL_CHAIN answers); a tree the play left behind is cleared.
+ * Each owner is told by mail. g is left as the last answer left it.
+ */
+int conditional_follow(app *a, game_loaded *g, conditional_followed *followed, app_error *err);
+
+/*
+ * Commit the move done on g, after conditional_follow played the conditional
+ * answers it sets off (g is left as they left it), and log them all: 0, or
+ * the error, and the caller rolls back.
+ */
+int change_commit_move(app *a, game_loaded *g, const game_move_done *done, const char *channel,
 		       app_error *err);
 
 /* The result of seat resigning g: the rules' own ranking, else the resigner last and "X wins: Y resigned". */

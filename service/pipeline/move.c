@@ -108,6 +108,25 @@ out:
 	return r;
 }
 
+int change_play_move(app *a, game_loaded *g, int seat, const rules_move *mv, const char *channel, int anytime,
+		     game_move_done *out, app_error *err)
+{
+	rules_outcome oc = {0};
+	rules_error re;
+
+	out->ply = g->rec->ply;
+	out->seat = seat;
+	g->rules->format(g->pos, mv, out->move, sizeof out->move);
+	if (g->rules->gesture)
+		g->rules->gesture(g->pos, mv, &out->gesture);
+	struct roller roller = {g->rec, g->rec->ply, out};
+	rules_dice dice = {roll_from_seed, &roller};
+	if (g->rules->apply(g->pos, mv, &dice, &oc, &re))
+		return game_rules_fail(&re, err);
+	/* An action made at any time (an alliance) is not the seat's turn: its clock goes on. */
+	return change_store_move(a, g, out, &oc, channel, anytime, err);
+}
+
 int game_submit_move(app *a, const char *id, int seat, int ply, const char *text,
 		     const char *channel, game_move_done *out, game_loaded *after, app_error *err)
 {
@@ -122,7 +141,6 @@ int game_submit_move_said(app *a, const char *id, int seat, int ply, const char 
 	game_loaded g = {0};
 	rules_move mv;
 	rules_error re;
-	rules_outcome oc = {0};
 	db_error de;
 	int r;
 
@@ -176,17 +194,6 @@ int game_submit_move_said(app *a, const char *id, int seat, int ply, const char 
 		r = game_rules_fail(&re, err);
 		goto out;
 	}
-	out->ply = g.rec->ply;
-	out->seat = seat;
-	g.rules->format(g.pos, &mv, out->move, sizeof out->move);
-	if (g.rules->gesture)
-		g.rules->gesture(g.pos, &mv, &out->gesture);
-	struct roller roller = {g.rec, g.rec->ply, out};
-	rules_dice dice = {roll_from_seed, &roller};
-	if (g.rules->apply(g.pos, &mv, &dice, &oc, &re)) {
-		r = game_rules_fail(&re, err);
-		goto out;
-	}
 	if (vacation_acted(a, &g, seat, (long long)time(NULL), &de)) {
 		r = app_storage_fail(err, &de);
 		goto out;
@@ -194,8 +201,7 @@ int game_submit_move_said(app *a, const char *id, int seat, int ply, const char 
 	/* Stored before the move, so that the move's mails carry it. */
 	if (message && (r = message_store(a, &g, &m, channel, err)))
 		goto out;
-	/* An action made at any time (an alliance) is not the seat's turn: its clock goes on. */
-	if (!(r = change_store_move(a, &g, out, &oc, channel, anytime, err)))
+	if (!(r = change_play_move(a, &g, seat, &mv, channel, anytime, out, err)))
 		r = change_commit_move(a, &g, out, channel, err);
 out:
 	/* A refused move, and the answer to a repeated one, changed nothing. */

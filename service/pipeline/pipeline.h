@@ -134,4 +134,23 @@ int game_submit_move_said(app *a, const char *id, int seat, int ply, const char 
 			  const char *to, const char *channel, game_move_done *out, game_message *said,
 			  game_loaded *after, app_error *err);
 
+/*
+ * Store tree (conditional.h) as seat's conditional moves, replacing any,
+ * once every move of it is checked where it would be played: 0 with *canon
+ * the stored tree in canonical text (an empty one stores nothing and clears),
+ * or the error of conditional_check and nothing stored. The game's version
+ * does not change: nobody else can tell. By channel "mail", the seat's own
+ * address gets a confirmation listing what is stored. add: tree's entries
+ * join those stored instead, level by level (an entry expecting the same
+ * moves with another answer replaces the stored one).
+ */
+int game_conditional_put(app *a, const char *id, int seat, const json_t *tree, int add, const char *channel,
+			 json_t **canon, app_error *err);
+
+/* Seat's conditional moves as stored ({"if": []} when none), or NULL with err. Reads only. */
+json_t *game_conditional_get(app *a, const char *id, int seat, app_error *err);
+
+/* Clear seat's conditional moves (none is no error). */
+int game_conditional_clear(app *a, const char *id, int seat, app_error *err);
+
 #endif

@@ -185,6 +185,7 @@ class FormTests(daemon.DaemonCase):
             (f"/games/{gid}/clock", {**seat_fields, "to": "North", "days": "1"}, {}),
             (f"/games/{gid}/vacation", {**seat_fields, "days": "1"}, {}),
             (f"/games/{gid}/messages", {**seat_fields, "text": "hello", "to": ""}, {}),
+            (f"/games/{gid}/conditional", {**seat_fields, "clear": "yes"}, {}),
             (f"/games/{gid}/resign", {**seat_fields, "confirm": "yes"}, {}),
             (f"/games/{gid}/draw", {**seat_fields, "action": "offer"}, {}),
         ]
@@ -205,13 +206,14 @@ class FormTests(daemon.DaemonCase):
         self.assertEqual(self.d.snapshot(), before)
         # The same posts with the page's own origin get past the check (the sign-in and unsubscribe
         # tokens are made up, only a seat link that came by mail may ask for mail, the game has
-        # no clock to give time on, a vacation is taken, and the resignation ends the game before the draw offer).
+        # no clock to give time on, a vacation is taken, conditional moves are cleared (there were none),
+        # and the resignation ends the game before the draw offer).
         statuses = []
         for path, fields, headers in routes:
             r = self.d.post_form(path, fields, origin=self.d.base, headers=headers)
             self.d.secrets.update(re.findall(r"\?seat=([A-Za-z0-9_-]+)", r.text))
             statuses.append(r.status)
-        self.assertEqual(statuses, [201, 200, 404, 303, 303, 403, 404, 409, 303, 303, 303, 409])
+        self.assertEqual(statuses, [201, 200, 404, 303, 303, 403, 404, 409, 303, 303, 303, 303, 409])
 
     def test_seat_forms_need_their_own_seat_and_form_token(self):
         """Every seat form refuses a made-up form token, and a seat link of another game."""
@@ -224,7 +226,8 @@ class FormTests(daemon.DaemonCase):
 
         forms = [("move", {"ply": "0", "move": "S 7 1 6 1"}), ("client-seed", {"client_seed": "abc"}),
                  ("mail", {}), ("clock", {"to": "North", "days": "1"}), ("vacation", {"days": "1"}),
-                 ("messages", {"text": "hello", "to": ""}), ("resign", {"confirm": "yes"}),
+                 ("messages", {"text": "hello", "to": ""}), ("conditional", {"clear": "yes"}),
+                 ("resign", {"confirm": "yes"}),
                  ("draw", {"action": "offer"})]
         mine, theirs = seat_fields(gid, tokens["South"]), seat_fields(other, other_tokens["South"])
         before = self.d.snapshot()

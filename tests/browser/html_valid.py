@@ -227,6 +227,16 @@ class HtmlValidTests(daemon.DaemonCase):
                            token=links[list(links)[0]][0])
                 self.assertEqual(r.status, 201, r)
             self.seat_pages(title, gid, links, "after a few moves")
+            # The line editor of conditional moves, of a seat waiting for another: empty, then one move in.
+            turn = d.game(gid)["turn"]
+            waiting = [s for s in links if s not in turn]
+            if waiting and len(turn) == 1:
+                path = links[waiting[0]][1]
+                text = self.get_page(f"{title} game, {waiting[0]}'s line editor", path + "&line=")
+                first = re.search(r'data-move="([^"]+)"', text)
+                self.assertTrue(first, f"the line editor of {title} offers no move")
+                self.get_page(f"{title} game, {waiting[0]}'s line editor, one move in",
+                              path + "&line=&move=" + urllib.parse.quote(html.unescape(first.group(1))))
 
             # A draw offer: the offering seat's page and another's.
             seats = list(links)
