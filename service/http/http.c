@@ -687,7 +687,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	/* The path is logged without its query string and its credentials (see routes.c). */
 	char shown[160], path[160];
 	if (pd->req.path)
-		http_log_path(pd->req.site, pd->req.path, shown, sizeof shown);
+		http_log_path(pd->req.site, pd->req.route, pd->req.path, shown, sizeof shown);
 	else
 		snprintf(shown, sizeof shown, "-");
 	log_sanitize(path, sizeof path, shown);

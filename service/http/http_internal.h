@@ -24,7 +24,10 @@ int http_hexval(int c);
  */
 const http_route *http_find_route(http_request *req, char *allow, size_t allow_size);
 
-/* The path as the log may show it: credentials and words that may be secrets as "*". */
-void http_log_path(const http_site *site, const char *path, char *out, size_t size);
+/*
+ * The path as the log may show it: credentials and words that may be secrets
+ * as "*". route is the request's route when it has one (NULL: looked for).
+ */
+void http_log_path(const http_site *site, const http_route *route, const char *path, char *out, size_t size);
 
 #endif

@@ -101,10 +101,13 @@ no:
  * that are plain words) and "*" for each credential; any other path (a mistyped token link too) only
  * up to its first segment that is not a plain word.
  */
-void http_log_path(const http_site *site, const char *path, char *out, size_t size)
+void http_log_path(const http_site *site, const http_route *route, const char *path, char *out, size_t size)
 {
 	size_t len = 0;
 
+	/* The request's own route was found when it came: no second search through the table. */
+	if (route && match(route->pattern, path, NULL, out, size))
+		return;
 	for (const http_route *r = site->routes; r->method; r++)
 		if (match(r->pattern, path, NULL, out, size))
 			return;
