@@ -134,6 +134,19 @@ void db_close(db *d)
 }
 
 /*
+ * A statement without rows or parameters, prepared once per connection
+ * (BEGIN, COMMIT, SAVEPOINT...): every change and every read begins and ends
+ * a transaction, and parsing the SQL each time cost as much as the rest.
+ */
+static int exec_cached(db *d, const char *sql, db_error *err, const char *what)
+{
+	sqlite3_stmt *st;
+	int r = dbi_prepare(d, sql, &st, err);
+
+	return r ? r : dbi_step_done(d, st, err, what);
+}
+
+/*
  * Inside a group (db_group_begin) each change is a savepoint of the group's
  * one transaction: its commit releases the savepoint, its rollback undoes
  * that change alone, and the group's commit makes them all durable at once.
@@ -141,14 +154,11 @@ void db_close(db *d)
 int db_begin(db *d, db_error *err)
 {
 	if (d->group) {
-		if (sqlite3_exec(d->conn, "SAVEPOINT change", NULL, NULL, NULL) != SQLITE_OK)
-			return dbi_sql_fail(d, err, "savepoint");
-		d->in_change = 1;
-		return 0;
+		int r = exec_cached(d, "SAVEPOINT change", err, "savepoint");
+		d->in_change = r == 0;
+		return r;
 	}
-	if (sqlite3_exec(d->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-		return dbi_sql_fail(d, err, "begin");
-	return 0;
+	return exec_cached(d, "BEGIN IMMEDIATE", err, "begin");
 }
 
 int db_commit(db *d, db_error *err)
@@ -156,20 +166,18 @@ int db_commit(db *d, db_error *err)
 	if (d->group) {
 		if (!d->in_change)
 			return dbi_fail(err, DB_E_IO, "commit without a change begun");
-		if (sqlite3_exec(d->conn, "RELEASE change", NULL, NULL, NULL) != SQLITE_OK) {
-			int r = dbi_sql_fail(d, err, "release");
+		int r = exec_cached(d, "RELEASE change", err, "release");
+		if (r) {
 			db_rollback(d);
 			return r;
 		}
 		d->in_change = 0;
 		return 0;
 	}
-	if (sqlite3_exec(d->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		int r = dbi_sql_fail(d, err, "commit");
+	int r = exec_cached(d, "COMMIT", err, "commit");
+	if (r)
 		db_rollback(d);
-		return r;
-	}
-	return 0;
+	return r;
 }
 
 void db_rollback(db *d)
@@ -186,8 +194,10 @@ void db_rollback(db *d)
 
 int db_group_begin(db *d, db_error *err)
 {
-	if (sqlite3_exec(d->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-		return dbi_sql_fail(d, err, "begin");
+	int r = exec_cached(d, "BEGIN IMMEDIATE", err, "begin");
+
+	if (r)
+		return r;
 	d->group = 1;
 	d->in_change = 0;
 	return 0;
@@ -207,10 +217,8 @@ int db_group_commit(db *d, db_error *err)
 	d->group = 0;
 	if (sqlite3_get_autocommit(d->conn))
 		return dbi_fail(err, DB_E_IO, "the group's transaction was rolled back by an error");
-	if (sqlite3_exec(d->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		r = dbi_sql_fail(d, err, "commit");
+	if ((r = exec_cached(d, "COMMIT", err, "commit")))
 		db_rollback(d);
-	}
 	return r;
 }
 
@@ -224,15 +232,6 @@ void db_group_abort(db *d)
 int db_in_transaction(db *d)
 {
 	return !sqlite3_get_autocommit(d->conn);
-}
-
-/* A statement without rows or parameters, prepared once per connection (BEGIN, COMMIT). */
-static int exec_cached(db *d, const char *sql, db_error *err, const char *what)
-{
-	sqlite3_stmt *st;
-	int r = dbi_prepare(d, sql, &st, err);
-
-	return r ? r : dbi_step_done(d, st, err, what);
 }
 
 int db_read_begin(db *d, db_error *err)
