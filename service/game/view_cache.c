@@ -170,8 +170,9 @@ void view_cache_put(view_cache *c, const char *game_id, long long version, int v
 	}
 	if (*slot)
 		drop(c, slot);
-	e->chain = c->buckets[bucket_of(c, game_id, viewer)];
-	c->buckets[bucket_of(c, game_id, viewer)] = e;
+	/* Where find stopped, in the bucket it already hashed to. */
+	e->chain = *slot;
+	*slot = e;
 	link_newest(c, e);
 	c->stats.entries++;
 	c->stats.bytes += len;

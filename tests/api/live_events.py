@@ -171,7 +171,7 @@ class ResumeTests(LiveCase):
 
     def test_a_made_up_last_event_id_gets_the_state(self):
         gid, _, _ = self.d.create_game()
-        for bad in ("999999", "x", "-1", ""):
+        for bad in ("999999", "x", "-1", "", "9" * 40):
             s = self.stream(gid, last_id=bad)
             self.assertEventOf(s.read(), "state", gid)
 
