@@ -1,4 +1,4 @@
--- 0013_conditional_moves.sql: each seat's private tree of conditional moves.
+-- 0014_conditional_moves.sql: each seat's private tree of conditional moves.
 --
 -- One row per game and seat that has a tree. The tree is the canonical JSON the API answers with;
 -- from_ply is the ply at which its first expectation begins. No trigger bumps games.version: a

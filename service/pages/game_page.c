@@ -342,8 +342,7 @@ int page_seat(http_request *req, const char *token, app_error *err)
 	return err->code ? -2 : seat;
 }
 
-/* Split line (moves joined by "|", which no notation uses) and more (one move, may be NULL) into texts; how many. */
-static int line_moves(char *line, const char *more, const char *texts[CONDITIONAL_LINE_MAX + 1])
+int page_line_moves(char *line, const char *more, const char **texts)
 {
 	int n = 0;
 
@@ -369,7 +368,7 @@ static void render_line(http_request *req, http_response *res, const game_loaded
 	char *copy = xstrdup(line), csrf[FORM_TOKEN_TEXT];
 	char (*canon)[RULES_TEXT_MAX] = xmalloc(sizeof(char[CONDITIONAL_LINE_MAX][RULES_TEXT_MAX]));
 	const char *texts[CONDITIONAL_LINE_MAX + 1];
-	int n = line_moves(copy, more, texts), movers[CONDITIONAL_LINE_MAX], mover, complete, r;
+	int n = page_line_moves(copy, more, texts), movers[CONDITIONAL_LINE_MAX], mover, complete, r;
 	app_error err = {0}, first = {0};
 	rules_position *pos;
 

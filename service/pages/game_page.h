@@ -24,4 +24,11 @@ int page_seat(http_request *req, const char *token, app_error *err);
 /* The messages seat may read on g's page (the latest LIMIT_PAGE_RECENT_MESSAGES) and the seats it may write to. */
 json_t *page_messages_model(app *a, const game_loaded *g, int seat);
 
+/*
+ * Split line (the line editor's moves joined by "|", which no notation uses)
+ * and more (one move, may be NULL) into texts, in place; how many, at most
+ * CONDITIONAL_LINE_MAX + 1 (one too many, for the replay to refuse).
+ */
+int page_line_moves(char *line, const char *more, const char **texts);
+
 #endif

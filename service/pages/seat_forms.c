@@ -206,13 +206,10 @@ void page_mail_me(http_request *req, http_response *res)
 static void conditional_store_path(app *a, const char *id, int seat, char *path, app_error *err)
 {
 	const char *texts[CONDITIONAL_LINE_MAX + 1];
-	int n = 0;
+	int n = page_line_moves(path, NULL, texts);
 	game_loaded g;
 	json_t *tree, *canon = NULL;
 
-	for (char *save = NULL, *t = strtok_r(path, "|", &save); t && n <= CONDITIONAL_LINE_MAX;
-	     t = strtok_r(NULL, "|", &save))
-		texts[n++] = t;
 	if (game_load(a, id, &g, err))
 		return;
 	tree = conditional_line_tree(&g, seat, texts, n, err);

@@ -239,6 +239,10 @@ class LineEditor(Base):
         form["path"] = "c 1 1 2 1"
         self.assertEqual(d.post_form(f"/games/{gid}/conditional", form, origin=d.base).status, 422)
         self.assertEqual(len(self.read(gid, tok["South"])["if"]), 2)
+        # A path longer than any line (depth times the most seats) is refused before any move of it is read.
+        form["path"] = "|".join(["c 1 1 2 1"] * (DEPTH * 4 + 1))  # 4: the most seats of any game
+        self.assertEqual(d.post_form(f"/games/{gid}/conditional", form, origin=d.base).status, 413)
+        self.assertEqual(len(self.read(gid, tok["South"])["if"]), 2)
         # Played out: both answers of the line.
         d.play(gid, tok, ["c 1 1 2 1"], first_ply=1)
         d.play(gid, tok, ["m 1 3 2 4"], first_ply=3)
