@@ -75,7 +75,7 @@
 #define LIMIT_CONDITIONAL_DEPTH      8            /* levels of a seat's tree of conditional moves */
 #define LIMIT_CONDITIONAL_ANSWERS    64           /* answers in one seat's tree, all levels together */
 #define LIMIT_CONDITIONAL_JSON_DEPTH (3 * LIMIT_CONDITIONAL_DEPTH + 4) /* JSON nesting of a tree a level deeper than allowed, refused by its own check */
-#define LIMIT_CONDITIONAL_CHAIN      16           /* conditional answers one move may set off, one after another */
+#define LIMIT_CONDITIONAL_CHAIN      (LIMIT_CONDITIONAL_DEPTH * 4) /* conditional answers one move may set off: each answer uses a level of its seat's tree, so four seats' full trees fit and a due answer is never left waiting unmailed */
 #define LIMIT_MOVES_PAGE_DEFAULT     100          /* moves (or plies of dice) in one page of /moves, /dice */
 #define LIMIT_MOVES_PAGE_MAX         500          /* the largest ?limit= a page may ask for */
 #define LIMIT_PAGE_RECENT_MOVES      20           /* latest moves on a game page; the rest are a link away */
