@@ -217,7 +217,8 @@ static char *message_words(const char *words, const char *from_name)
 		return NULL;
 	}
 	/* A mail's words past a message's limits are cut (marked so) rather than refusing its move. */
-	size_t bytes = 0, chars = 0, len = strlen(w);
+	/* A blank line after the command line leads the words: a move's message drops it, so it does not count. */
+	size_t bytes = strspn(w, "\n"), chars = 0, len = strlen(w);
 	while (bytes < len && chars < LIMIT_MESSAGE_CHARS - 6) {
 		size_t next = bytes + 1;
 		while (next < len && ((unsigned char)w[next] & 0xc0) == 0x80)

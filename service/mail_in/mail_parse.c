@@ -360,50 +360,61 @@ static size_t first_own_line(char **l, size_t n)
 	return n;
 }
 
-char *mail_first_line(const char *body)
-{
-	char **l;
-	size_t n, i;
-	char *result = NULL;
-
-	if (!body)
-		return NULL;
-	char *buf = split_lines(body, &l, &n);
-	if ((i = first_own_line(l, n)) < n)
-		result = xstrdup(l[i]);
-	free(l);
-	free(buf);
-	return result;
-}
-
-char *mail_reply_words(const char *body)
+/* The reply's first own line and the words after it (either out may be NULL), from one split of body. */
+static void reply_lines(const char *body, char **first, char **words)
 {
 	char **l;
 	size_t n, i, end;
 	struct sbuf out = {0};
 
+	if (first)
+		*first = NULL;
+	if (words)
+		*words = NULL;
 	if (!body)
-		return NULL;
+		return;
 	char *buf = split_lines(body, &l, &n);
-	/* Up to the first line that is not the player's own: a quote, its attribution, a signature. */
 	i = first_own_line(l, n);
-	i += i < n;
-	for (end = i; end < n; end++)
-		if (*l[end] == '>' || is_stop_line(l[end]) || is_header_block(l, end, n) || attribution_end(l, end, n))
-			break;
-	while (end > i && !*l[end - 1])
-		end--;
-	for (size_t k = i; k < end; k++) {
-		/* One blank line between paragraphs, however many the mail had. */
-		if (!*l[k] && !*l[k - 1])
-			continue;
-		if (k > i)
-			sb_putc(&out, '\n');
-		sb_puts(&out, l[k]);
+	if (first && i < n)
+		*first = xstrdup(l[i]);
+	if (words) {
+		/* Up to the first line that is not the player's own: a quote, its attribution, a signature. */
+		i += i < n;
+		for (end = i; end < n; end++)
+			if (*l[end] == '>' || is_stop_line(l[end]) || is_header_block(l, end, n) ||
+			    attribution_end(l, end, n))
+				break;
+		while (end > i && !*l[end - 1])
+			end--;
+		for (size_t k = i; k < end; k++) {
+			/* One blank line between paragraphs, however many the mail had. */
+			if (!*l[k] && !*l[k - 1])
+				continue;
+			if (k > i)
+				sb_putc(&out, '\n');
+			sb_puts(&out, l[k]);
+		}
+		if (i < end)
+			*words = sb_take(&out);
 	}
 	free(l);
 	free(buf);
-	return i < end ? sb_take(&out) : NULL;
+}
+
+char *mail_first_line(const char *body)
+{
+	char *first;
+
+	reply_lines(body, &first, NULL);
+	return first;
+}
+
+char *mail_reply_words(const char *body)
+{
+	char *words;
+
+	reply_lines(body, NULL, &words);
+	return words;
 }
 
 /* ---- HTML to text ---- */
@@ -1357,8 +1368,7 @@ int mail_parse(const char *data, size_t len, mail_incoming *out, char why[256])
 		return MAIL_E_NO_TEXT;
 	}
 
-	out->command = mail_first_line(text);
-	out->words = mail_reply_words(text);
+	reply_lines(text, &out->command, &out->words);
 	out->text = cut_utf8(text, MAIL_MAX_TEXT);
 	free(text);
 	return 0;

@@ -58,6 +58,7 @@ int message_check(const game_loaded *g, int seat, const char *text, const char *
 	memset(out, 0, sizeof *out);
 	out->from = seat;
 	out->to = -1;
+	out->rules = g->rules;
 	if (to) {
 		for (int i = 0; i < g->rules->nseats; i++)
 			if (!strcasecmp(to, g->rules->seat_names[i]))

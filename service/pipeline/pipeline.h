@@ -109,6 +109,7 @@ typedef struct game_message {
 	char *text;             /* as kept: line ends made "\n", blank space around it dropped */
 	char channel[8];
 	char at[32];
+	const rules_game *rules; /* the game's rules (their seat names), which never change */
 } game_message;
 
 /*

@@ -96,6 +96,12 @@ class MessagesByMail(MailCase):
     def test_gmail(self):
         self.reply_with(with_words("gmail", WORDS), WORDS)
 
+    def test_words_past_the_limits(self):
+        # Words longer than a message may be are cut, marked so, and the move is still played.
+        chars = daemon.LIMITS["LIMIT_MESSAGE_CHARS"]
+        words = "\n".join(["the quick brown fox"] * (chars // 10))
+        self.reply_with(with_words("gmail", words), words[:chars - 6] + " [...]")
+
     def test_outlook_desktop(self):
         self.reply_with(with_words("outlook_desktop", WORDS), WORDS)
 
