@@ -102,6 +102,10 @@ class MessagesByMail(MailCase):
         words = "\n".join(["the quick brown fox"] * (chars // 10))
         self.reply_with(with_words("gmail", words), words[:chars - 6] + " [...]")
 
+    def test_tabs_in_the_words(self):
+        # Mail programs indent with tabs: the words arrive with spaces, and neither they nor the move are refused.
+        self.reply_with(with_words("gmail", "Take\tthat, and that."), "Take that, and that.")
+
     def test_outlook_desktop(self):
         self.reply_with(with_words("outlook_desktop", WORDS), WORDS)
 
