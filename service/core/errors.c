@@ -40,6 +40,8 @@ static const struct {
 	[-E_BAD_MESSAGE] = {"bad_message", 422},
 	[-E_BAD_CONDITIONAL] = {"bad_conditional", 422},
 	[-E_CONDITIONAL_NOT_NOW] = {"conditional_not_now", 409},
+	[-E_SEAT_TAKEN] = {"seat_taken", 409},
+	[-E_NOT_STARTED] = {"game_not_started", 409},
 };
 
 int app_fail(app_error *err, int code, const char *fmt, ...)

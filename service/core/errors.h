@@ -35,7 +35,9 @@ enum app_code {
 	E_BAD_MESSAGE = -29,    /* a message that is empty, holds control characters or goes to no other seat */
 	E_BAD_CONDITIONAL = -30, /* a conditional tree that is malformed, too big, or cannot be checked */
 	E_CONDITIONAL_NOT_NOW = -31, /* no conditional tree now: the seat's turn, or a hidden setup */
-	E_CODE_COUNT_ = 32
+	E_SEAT_TAKEN = -32,     /* the open seat asked for was taken first, or there is none left */
+	E_NOT_STARTED = -33,    /* the game still waits for players to take its open seats */
+	E_CODE_COUNT_ = 34
 };
 
 typedef struct app_error {
