@@ -19,6 +19,8 @@ void api_draw(http_request *req, http_response *res);
 /* PUT /api/games/{id}/client-seed: the seat's client seed for the dice, while no die has rolled. */
 void api_client_seed(http_request *req, http_response *res);
 void api_get_dice(http_request *req, http_response *res);
+/* GET /api/games/{id}/record: the game's record as text (docs/record.md), a spectator's, as a download. */
+void api_get_record(http_request *req, http_response *res);
 /* GET, PUT and DELETE /api/games/{id}/conditional: the seat token's own tree of conditional moves. */
 void api_conditional_get(http_request *req, http_response *res);
 void api_conditional_put(http_request *req, http_response *res);

@@ -26,6 +26,7 @@ static const http_route routes[] = {
 	{"POST", "/api/games/{}/resign",       AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_resign},
 	{"POST", "/api/games/{}/draw",         AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_draw},
 	{"GET",  "/api/games/{}/dice",         AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, api_get_dice},
+	{"GET",  "/api/games/{}/record",       AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, api_get_record},
 	{"PUT",  "/api/games/{}/client-seed",  AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_client_seed},
 	{"GET",  "/api/games/{}/conditional",  AUTH_SEAT,     BODY_NONE, LIMIT_BODY_NONE,  1, api_conditional_get},
 	{"PUT",  "/api/games/{}/conditional",  AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_conditional_put},

@@ -59,7 +59,7 @@ void view_page_tag(long long version, enum view_page_kind kind, int viewer, int 
 {
 	int n = tag_start(tag, version, viewer);
 
-	snprintf(tag + n, VIEW_TAG_TEXT - (size_t)n, "-%c%d-%d\"", kind == VIEW_PAGE_MOVES ? 'm' : 'd', from, limit);
+	snprintf(tag + n, VIEW_TAG_TEXT - (size_t)n, "-%c%d-%d\"", "mdr"[kind], from, limit);
 }
 
 /*

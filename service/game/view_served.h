@@ -11,8 +11,8 @@
 
 #define VIEW_TAG_TEXT 96   /* an entity tag with its quotes and NUL */
 
-/* What a page tag names: a page of a game's moves or of its dice record. */
-enum view_page_kind { VIEW_PAGE_MOVES, VIEW_PAGE_DICE };
+/* What a page tag names: a page of a game's moves or of its dice record, or its whole text record (from and limit 0). */
+enum view_page_kind { VIEW_PAGE_MOVES, VIEW_PAGE_DICE, VIEW_PAGE_RECORD };
 
 /*
  * A tag names one body: it holds a mark of this run of the server (another

@@ -236,6 +236,8 @@ static void add_common_headers(struct MHD_Response *r, const http_response *res)
 		MHD_add_response_header(r, "Allow", res->allow);
 	if (res->set_cookie)
 		MHD_add_response_header(r, "Set-Cookie", res->set_cookie);
+	if (res->disposition)
+		MHD_add_response_header(r, "Content-Disposition", res->disposition);
 	if (res->status == 429 && res->code == E_RATE_LIMITED) {
 		char retry[24];
 		snprintf(retry, sizeof retry, "%d", LIMIT_RATE_WINDOW_S);
@@ -387,7 +389,8 @@ static enum MHD_Result send_response(struct pending *pd, http_response *res)
 	pd->code = res->code;
 	free(res->location);
 	free(res->set_cookie);
-	res->location = res->set_cookie = NULL;
+	free(res->disposition);
+	res->location = res->set_cookie = res->disposition = NULL;
 	return ok;
 }
 

@@ -57,6 +57,7 @@ struct http_response {
 	char *location;                  /* malloc'd, for redirects */
 	const char *allow;               /* for 405 */
 	char *set_cookie;                /* malloc'd Set-Cookie value, or NULL */
+	char *disposition;               /* malloc'd Content-Disposition value, or NULL (http_attachment) */
 	int code;                        /* the app_code of an error answer, for the log */
 	/* An answer finished later (http_reply_later): render fills the rest, drop frees arg. */
 	void (*render)(void *arg, http_response *res);
@@ -154,6 +155,9 @@ int http_etag_held(http_request *req, const char *etag);
 
 /* 304 Not Modified: no body; the validator set by http_validated goes with it. */
 void http_reply_not_modified(http_response *res);
+
+/* Have browsers save the answer as a file named filename (letters, digits, . _ -): Content-Disposition. */
+void http_attachment(http_response *res, const char *filename);
 
 /*
  * A streamed answer, 200 with a body of unknown length (Server-Sent Events):

@@ -140,9 +140,17 @@ void http_reply_not_modified(http_response *res)
 	http_reply(res, 304, "application/json", xstrdup(""), 0);
 }
 
+void http_attachment(http_response *res, const char *filename)
+{
+	free(res->disposition);
+	res->disposition = xasprintf("attachment; filename=\"%s\"", filename);
+}
+
 void http_reply_error(http_request *req, http_response *res, int code, const char *message)
 {
 	res->etag[0] = 0;
+	free(res->disposition);
+	res->disposition = NULL;
 	res->code = code;
 	if (!req->route || req->route->api) {
 		json_t *e = json_pack("{s:{s:s, s:s}}", "error", "code", app_code_name(code),
@@ -160,5 +168,6 @@ void http_answer_clear(http_response *res)
 	free(res->body);
 	free(res->location);
 	free(res->set_cookie);
+	free(res->disposition);
 	memset(res, 0, sizeof *res);
 }
