@@ -141,15 +141,8 @@ class RecordCase(daemon.DaemonCase):
     maxDiff = None
 
     def new_game(self, variant, names, clock=None):
-        body = {"variant": variant, "seats": [{"name": n} for n in names]}
-        if clock:
-            body["clock"] = clock
-        r = self.d.post("/api/games", body)
-        self.assertEqual(r.status, 201, r)
-        g = r.json()
-        tokens = {s["seat"]: s["token"] for s in g["seats"]}
-        self.d.secrets.update(tokens.values())
-        return g["id"], tokens
+        gid, tokens, _ = self.d.create_game(names, variant=variant, clock=clock)
+        return gid, tokens
 
     def fetch(self, gid, token=None):
         r = self.d.get(f"/api/games/{gid}/record", token=token)

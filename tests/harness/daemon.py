@@ -299,14 +299,19 @@ class Daemon:
 
     # ---- game helpers ----
 
-    def create_game(self, names=("Ann", "Ben"), emails=(None, None)):
+    def create_game(self, names=("Ann", "Ben"), emails=(None, None, None, None), variant="nchess", clock=None):
+        """A new game of variant (one seat per name, with the emails given), with clock (the API's
+        time control) when given: (id, {seat: token}, the 201 answer)."""
         seats = []
         for n, e in zip(names, emails):
             s = {"name": n}
             if e:
                 s["email"] = e
             seats.append(s)
-        r = self.post("/api/games", {"variant": "nchess", "seats": seats})
+        body = {"variant": variant, "seats": seats}
+        if clock:
+            body["clock"] = clock
+        r = self.post("/api/games", body)
         assert r.status == 201, r
         g = r.json()
         tokens = {s["seat"]: s["token"] for s in g["seats"]}
