@@ -90,8 +90,11 @@ static void tags(FILE *f, app *a, const game_loaded *g, const char *result)
 	tag(f, "Site", site);
 	free(site);
 	/* created_at is "YYYY-MM-DDTHH:MM:SSZ". */
-	snprintf(text, sizeof text, "%.4s.%.2s.%.2s", rec->created_at, rec->created_at + 5, rec->created_at + 8);
-	tag(f, "Date", strlen(rec->created_at) >= 10 ? text : "????.??.??");
+	if (strlen(rec->created_at) >= 10)
+		snprintf(text, sizeof text, "%.4s.%.2s.%.2s", rec->created_at, rec->created_at + 5, rec->created_at + 8);
+	else
+		snprintf(text, sizeof text, "????.??.??");
+	tag(f, "Date", text);
 	tag(f, "Variant", rec->variant);
 	snprintf(text, sizeof text, "%d", rec->rules_version);
 	tag(f, "RulesVersion", text);

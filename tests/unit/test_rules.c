@@ -156,13 +156,15 @@ typedef struct tally {
 } tally;
 
 /* After every ply: the view and the outcome's words; every tenth ply, every seat's gestures (the
- * check compares every two moves). */
+ * check compares every two moves). The canonical text fits a record's ply line (docs/record.md):
+ * no brace, semicolon or line break, and it does not begin or end with a space. */
 static void random_ply(const rules_position *pos, int seat, const char *text, const rules_outcome *out,
 		       void *ctx)
 {
 	tally *t = ctx;
 
-	(void)text;
+	assert_true(text[0] && text[0] != ' ' && text[strlen(text) - 1] != ' ');
+	assert_null(strpbrk(text, "{};\r\n"));
 	assert_true(seat >= 0 && seat < G->nseats);
 	assert_non_null(memchr(out->note, 0, sizeof out->note));
 	check_view(pos);
