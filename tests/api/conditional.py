@@ -468,7 +468,7 @@ class Privacy(Base):
         d = self.d
         out = {}
         paths = [f"/api/games/{gid}", f"/api/games/{gid}/moves", f"/api/games/{gid}/dice",
-                 f"/games/{gid}", f"/games/{gid}/moves"]
+                 f"/api/games/{gid}/record", f"/games/{gid}", f"/games/{gid}/moves"]
         for who, token in (("North", tok["North"]), ("spectator", None)):
             for p in paths:
                 r = d.get(p, token=token) if p.startswith("/api/") else \

@@ -81,7 +81,7 @@ class Messages(DaemonCase):
         self.assertIn(r.status, (401, 403), r)
         for token in (None, tok["North"], tok["West"]):
             for path in (f"/api/games/{gid}", f"/api/games/{gid}/moves", f"/api/games/{gid}/dice",
-                         f"/games/{gid}/moves", f"/api/games/{gid}/messages"):
+                         f"/api/games/{gid}/record", f"/games/{gid}/moves", f"/api/games/{gid}/messages"):
                 self.assertNotIn("Ally with me", self.d.get(path, token=token).text, (path, token))
         # The page: each seat sees its own, escaped with its lines kept; the public page none.
         shown = html.escape("second line <b>&amp;</b>", quote=False)
