@@ -27,7 +27,8 @@ struct query_check {
 	const char *why;
 };
 
-static enum MHD_Result query_arg_check(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+static enum MHD_Result query_arg_check(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+				       const char *value, size_t value_size)
 {
 	struct query_check *q = cls;
 	size_t i;
@@ -35,8 +36,11 @@ static enum MHD_Result query_arg_check(void *cls, enum MHD_ValueKind kind, const
 	(void)kind;
 	for (i = 0; q->names[i] && strcmp(q->names[i], key); i++)
 		;
-	q->why = !q->names[i] || i >= 32 ? "unknown query parameter %.40s" : (q->seen >> i) & 1 ?
-		 "the query gives %.40s twice" : !value ? "the query gives %.40s without a value" : NULL;
+	/* A NUL sent as %00 would cut the value short of what was sent: refused. */
+	q->why = !q->names[i] || i >= 32 || strlen(key) != key_size ? "unknown query parameter %.40s" :
+		 (q->seen >> i) & 1 ? "the query gives %.40s twice" :
+		 !value ? "the query gives %.40s without a value" :
+		 strlen(value) != value_size ? "the query's %.40s holds a NUL" : NULL;
 	if (q->why) {
 		q->wrong = key;
 		return MHD_NO;
@@ -49,7 +53,7 @@ int http_query_only(http_request *req, const char *const names[], app_error *err
 {
 	struct query_check q = {names, 0, NULL, NULL};
 
-	MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, query_arg_check, &q);
+	MHD_get_connection_values_n(req->conn, MHD_GET_ARGUMENT_KIND, query_arg_check, &q);
 	return q.wrong ? app_fail(err, E_BAD_REQUEST, q.why, q.wrong) : 0;
 }
 
