@@ -206,8 +206,9 @@ class Lists(DaemonCase):
         self.assertIn(gid, [g["id"] for g in self.listing("status=finished&limit=100")["games"]])
         gid2, tokens2 = self.new_game("nchess", ["Ann", "Ben"])
         self.resign(gid2, tokens2["North"])
-        entry = self.listing("status=finished&limit=1")["games"][0]
-        self.assertEqual(entry["id"], gid2, "newest first")
+        finished = self.listing("status=finished&limit=100")["games"]
+        self.assertEqual([g["id"] for g in finished], self.expected("finished"))
+        entry = next(g for g in finished if g["id"] == gid2)
         self.assertEqual(entry["status"], "finished")
         self.assertEqual(entry["result"], self.d.game(gid2)["result"]["summary"])
         self.assertEqual(entry["result"], "South wins: North resigned")
