@@ -484,4 +484,33 @@ int db_conditional_delete(db *d, const char *game_id, int seat, db_error *err);
 /* The seats of game with a tree, as a bit mask. */
 int db_conditional_seats(db *d, const char *game_id, unsigned *mask, db_error *err);
 
+/* ---- lists of games (db_game_list.c) ---- */
+
+/* A seat as a list shows it: its name, and whether it waits for a player (0015). */
+typedef struct db_listed_seat {
+	int seat;
+	char *name;
+	int open;
+} db_listed_seat;
+
+/* A game as a list shows it; listing is "open", "active" or "finished" (migration 0016). */
+typedef struct db_listed_game {
+	char *id, *variant, *listing, *result, *created_at, *updated_at;
+	int ply;
+	int nseats;
+	db_listed_seat seats[DB_MAX_SEATS];
+} db_listed_game;
+
+/*
+ * Up to limit listed games (never an open game that lapsed unfilled), newest
+ * first: created_at, then id, both descending. listing NULL lists every
+ * listed game, else only those of that listing; variant NULL any variant.
+ * With before_at and before_id (a row of an earlier page), only the games
+ * after it in that order, so that games created meanwhile move no page.
+ * Free *out with db_listed_games_free (*out is NULL when *n is 0).
+ */
+int db_games_listed(db *d, const char *listing, const char *variant, const char *before_at, const char *before_id,
+		    int limit, db_listed_game **out, size_t *n, db_error *err);
+void db_listed_games_free(db_listed_game *v, size_t n);
+
 #endif

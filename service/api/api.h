@@ -9,6 +9,8 @@
 
 void api_variants(http_request *req, http_response *res);
 void api_create_game(http_request *req, http_response *res);
+/* GET /api/games?status=&variant=&limit=&cursor=: the listed games, newest first (game_list.h). */
+void api_list_games(http_request *req, http_response *res);
 void api_get_game(http_request *req, http_response *res);
 void api_post_move(http_request *req, http_response *res);
 /* GET /api/games/{id}/check?move=: a move read without playing it, with its continuations when partial. */

@@ -79,6 +79,8 @@
 #define LIMIT_MOVES_PAGE_DEFAULT     100          /* moves (or plies of dice) in one page of /moves, /dice */
 #define LIMIT_MOVES_PAGE_MAX         500          /* the largest ?limit= a page may ask for */
 #define LIMIT_PAGE_RECENT_MOVES      20           /* latest moves on a game page; the rest are a link away */
+#define LIMIT_GAME_LIST_DEFAULT      20           /* games in one page of a list (GET /api/games, /games) */
+#define LIMIT_GAME_LIST_MAX          100          /* the largest ?limit= a list may ask for */
 #define LIMIT_CLOCK_DAYS_MAX         365          /* the most days a time control (days, max_days) may give */
 #define LIMIT_CLOCK_INCREMENT_DAYS_MAX 30         /* the most days a bank's increment may be */
 #define LIMIT_CLOCK_GIVE_DAYS_MAX    30           /* the most days one gift of time may give */

@@ -18,6 +18,7 @@ static const http_route routes[] = {
 	/* method  pattern                      auth           body       max body          api handler */
 	{"GET",  "/api/variants",              AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, api_variants},
 	{"POST", "/api/games",                 AUTH_NONE,     BODY_JSON, LIMIT_BODY_JSON,  1, api_create_game},
+	{"GET",  "/api/games",                 AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, api_list_games},
 	{"GET",  "/api/games/{}",              AUTH_OPTIONAL, BODY_NONE, LIMIT_BODY_NONE,  1, api_get_game},
 	{"GET",  "/api/games/{}/events",       AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, events_serve},
 	{"GET",  "/api/games/{}/moves",        AUTH_OPTIONAL, BODY_NONE, LIMIT_BODY_NONE,  1, api_get_moves},
@@ -39,6 +40,7 @@ static const http_route routes[] = {
 
 	{"GET",  "/",                          AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_home},
 	{"POST", "/games",                     AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_create},
+	{"GET",  "/games",                     AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_games},
 	{"GET",  "/games/{}",                  AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_game},
 	{"GET",  "/games/{}/moves",            AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_moves},
 	{"POST", "/games/{}/move",             AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_move},

@@ -102,6 +102,11 @@ void http_stop(http_server *s, int grace_s);
 
 /* Look up a query-string argument; NULL when absent. */
 const char *http_query(http_request *req, const char *name);
+/*
+ * 0 when every query argument is one of names (NULL-terminated) and none
+ * comes twice; else E_BAD_REQUEST with err naming the first that is not.
+ */
+int http_query_only(http_request *req, const char *const names[], app_error *err);
 
 #define HTTP_ADDRESS_TEXT 64   /* room for an IPv4 or IPv6 address as text, with its NUL */
 

@@ -20,6 +20,43 @@ const char *http_query(http_request *req, const char *name)
 	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
+struct query_check {
+	const char *const *names;
+	unsigned seen;          /* a bit per name */
+	const char *wrong;      /* the first argument refused */
+	const char *why;
+};
+
+static enum MHD_Result query_arg_check(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+				       const char *value, size_t value_size)
+{
+	struct query_check *q = cls;
+	size_t i;
+
+	(void)kind;
+	for (i = 0; q->names[i] && strcmp(q->names[i], key); i++)
+		;
+	/* A NUL sent as %00 would cut the value short of what was sent: refused. */
+	q->why = !q->names[i] || i >= 32 || strlen(key) != key_size ? "unknown query parameter %.40s" :
+		 (q->seen >> i) & 1 ? "the query gives %.40s twice" :
+		 !value ? "the query gives %.40s without a value" :
+		 strlen(value) != value_size ? "the query's %.40s holds a NUL" : NULL;
+	if (q->why) {
+		q->wrong = key;
+		return MHD_NO;
+	}
+	q->seen |= 1u << i;
+	return MHD_YES;
+}
+
+int http_query_only(http_request *req, const char *const names[], app_error *err)
+{
+	struct query_check q = {names, 0, NULL, NULL};
+
+	MHD_get_connection_values_n(req->conn, MHD_GET_ARGUMENT_KIND, query_arg_check, &q);
+	return q.wrong ? app_fail(err, E_BAD_REQUEST, q.why, q.wrong) : 0;
+}
+
 /* An IPv4 or IPv6 address written the one canonical way into out; 0 when text is not one. */
 static int canonical_address(const char *text, char *out, size_t size)
 {

@@ -19,7 +19,8 @@ It saves each page on the way to a temporary directory:
   record of moves (/games/{id}/moves);
   /me, its "link sent" and error forms, the sign-in page /me/{token} from the
   mail, and the list of games it opens; the address's mail page /mail/stop/{token}
-  and its answer to a choice of mail; error pages (400, 404, 401, 403).
+  and its answer to a choice of mail; the lists of games /games (every section, one status and
+  variant, its older games); error pages (400, 404, 401, 403).
 
 Then it runs html-validate (npm, pinned by tests/browser/html_validator/package-lock.json,
 installed by scripts/deps.sh test) over all of them with tests/browser/html_validator/.htmlvalidate.json
@@ -271,6 +272,16 @@ class HtmlValidTests(daemon.DaemonCase):
             self.get_page(f"{title} game over, public", f"/games/{gid}")
             self.get_page(f"{title} game over, {seats[0]}'s seat", links[seats[0]][1])
             self.get_page(f"{title} record of moves, a middle page", f"/games/{gid}/moves?from=1&limit=1")
+
+        # The lists of games: every section, one status and variant with its "Older games" link,
+        # and the page it leads to.
+        self.get_page("games: the lists", "/games")
+        self.get_page("games: one variant", f"/games?variant={variants[0]['id']}")
+        text = self.get_page("games: finished, a page of one", "/games?status=finished&limit=1")
+        older = re.search(r'<a href="([^"]+)" rel="next">Older games</a>', text)
+        self.assertTrue(older, "the list of games links no older ones")
+        self.get_page("games: older games", html.unescape(older.group(1)))
+        self.get_page("error: a bad list of games (400)", "/games?status=nonsense", 400)
 
         # The one invitation the address got (Rookery mails it nothing else until its owner acts):
         # the seat page its link opens offers "Send me mail about this game"; the owner presses it.

@@ -1,4 +1,4 @@
-/* test_db.c - storage: migrations, games, seats, moves, actions, settings, backups, client seeds, mail secrets. */
+/* test_db.c - storage: migrations, games, seats, moves, actions, settings, backups, client seeds, mail secrets, lists. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -601,6 +601,109 @@ static void links_expire_and_signin_works_once(void **state)
 	db_close(d);
 }
 
+/* The games of the lists (db_game_list.c) below: id, variant, created_at, and what becomes of it. */
+static const struct {
+	const char *id, *variant, *created_at, *sql;
+} list_games[] = {
+	{"g1", "nchess", "2026-11-20T10:00:00Z", NULL},
+	{"g2", "cyvasse", "2026-11-20T10:00:01Z", "UPDATE games SET status = 'over', result = 'White wins' WHERE id = 'g2'"},
+	{"g3", "nchess", "2026-11-20T10:00:01Z", "UPDATE games SET open_seats = 1 WHERE id = 'g3';"
+						  "UPDATE seats SET open = 1, name = 'North' WHERE game_id = 'g3' AND seat = 1"},
+	{"g4", "nchess", "2026-11-20T10:00:01Z", "UPDATE games SET status = 'over', result = 'expired', open_seats = 1 "
+						  "WHERE id = 'g4'"},
+	{"g5", "nchess", "2026-11-20T10:00:02Z", "UPDATE games SET status = 'over', result = 'South wins' WHERE id = 'g5'"},
+	{"g6", "cyvasse", "2026-11-21T09:00:00Z", NULL},
+	{"g7", "nchess", "2026-11-21T09:00:00Z", NULL},
+};
+
+static db *listed_games(void)
+{
+	db *d;
+	db_error e;
+	sqlite3 *raw;
+	unsigned char hashes[2][DB_HASH_BYTES];
+
+	assert_int_equal(db_open(path, &d, &e), 0);
+	for (size_t i = 0; i < sizeof list_games / sizeof list_games[0]; i++) {
+		db_game g;
+		sample_game(&g, list_games[i].id);
+		g.variant = (char *)list_games[i].variant;
+		g.created_at = g.updated_at = (char *)list_games[i].created_at;
+		memset(hashes[0], (int)(2 * i + 1), DB_HASH_BYTES);
+		memset(hashes[1], (int)(2 * i + 2), DB_HASH_BYTES);
+		assert_int_equal(db_begin(d, &e), 0);
+		assert_int_equal(db_game_insert(d, &g, (const unsigned char (*)[DB_HASH_BYTES])hashes, &e), 0);
+		assert_int_equal(db_commit(d, &e), 0);
+	}
+	/* What only other parts of the service make (a finished game, open seats, one that lapsed). */
+	assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
+	for (size_t i = 0; i < sizeof list_games / sizeof list_games[0]; i++)
+		if (list_games[i].sql)
+			assert_int_equal(sqlite3_exec(raw, list_games[i].sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(raw);
+	return d;
+}
+
+/* The ids listed, joined by spaces. */
+static void listed(db *d, const char *listing, const char *variant, const char *at, const char *id, int limit,
+		   const char *want)
+{
+	db_listed_game *v;
+	db_error e;
+	size_t n;
+	char ids[128] = "";
+
+	assert_int_equal(db_games_listed(d, listing, variant, at, id, limit, &v, &n, &e), 0);
+	for (size_t i = 0; i < n; i++)
+		snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%s", i ? " " : "", v[i].id);
+	assert_string_equal(ids, want);
+	db_listed_games_free(v, n);
+}
+
+static void lists_newest_first_by_status_and_variant(void **state)
+{
+	db *d = listed_games();
+	(void)state;
+
+	/* created_at descending, then id descending; the lapsed open game g4 is in no list. */
+	listed(d, NULL, NULL, NULL, NULL, 100, "g7 g6 g5 g3 g2 g1");
+	listed(d, "active", NULL, NULL, NULL, 100, "g7 g6 g1");
+	listed(d, "open", NULL, NULL, NULL, 100, "g3");
+	listed(d, "finished", NULL, NULL, NULL, 100, "g5 g2");
+	listed(d, NULL, "cyvasse", NULL, NULL, 100, "g6 g2");
+	listed(d, "active", "nchess", NULL, NULL, 100, "g7 g1");
+	listed(d, "finished", "civil-war", NULL, NULL, 100, "");
+	listed(d, NULL, NULL, NULL, NULL, 2, "g7 g6");
+	/* From a cursor: strictly after its row, ties of time broken by id. */
+	listed(d, NULL, NULL, "2026-11-21T09:00:00Z", "g6", 100, "g5 g3 g2 g1");
+	listed(d, NULL, NULL, "2026-11-20T10:00:01Z", "g3", 2, "g2 g1");
+	listed(d, NULL, NULL, "2026-11-20T10:00:01Z", "g2", 100, "g1");
+	listed(d, NULL, NULL, "2026-11-20T10:00:00Z", "g1", 100, "");
+	/* A row that is not there is a place in the order all the same. */
+	listed(d, NULL, NULL, "2026-11-20T10:00:01Z", "g25", 100, "g2 g1");
+	listed(d, "active", "cyvasse", "2026-11-21T09:00:00Z", "g7", 100, "g6");
+
+	db_listed_game *v;
+	db_error e;
+	size_t n;
+	assert_int_equal(db_games_listed(d, "open", NULL, NULL, NULL, 10, &v, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].listing, "open");
+	assert_int_equal(v[0].nseats, 2);
+	assert_string_equal(v[0].seats[0].name, "Ann");
+	assert_false(v[0].seats[0].open);
+	assert_string_equal(v[0].seats[1].name, "North");
+	assert_int_equal(v[0].seats[1].open, 1);
+	assert_null(v[0].result);
+	db_listed_games_free(v, n);
+	assert_int_equal(db_games_listed(d, "finished", "cyvasse", NULL, NULL, 10, &v, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].result, "White wins");
+	assert_string_equal(v[0].created_at, "2026-11-20T10:00:01Z");
+	db_listed_games_free(v, n);
+	db_close(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -614,6 +717,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(client_seeds_and_dice_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(outbox_wiped_once_done, setup, teardown),
 		cmocka_unit_test_setup_teardown(links_expire_and_signin_works_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(lists_newest_first_by_status_and_variant, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
