@@ -64,6 +64,7 @@ struct http_response {
 	void *render_arg;
 	char etag[HTTP_ETAG_TEXT];       /* set by http_validated; "" for answers never kept (no-store) */
 	int personal;                    /* ... made for the request's credential: private */
+	int max_age;                     /* ... and never changes: caches may keep it so many seconds unasked */
 	http_stream *stream;             /* a streamed body (http_reply_stream) instead of body */
 };
 
@@ -101,6 +102,9 @@ void http_stop(http_server *s, int grace_s);
 
 /* Look up a query-string argument; NULL when absent. */
 const char *http_query(http_request *req, const char *name);
+
+/* The first query-string argument not named in known (NULL-terminated), or NULL when all are known. */
+const char *http_query_unknown(http_request *req, const char *const *known);
 
 #define HTTP_ADDRESS_TEXT 64   /* room for an IPv4 or IPv6 address as text, with its NUL */
 
@@ -145,6 +149,12 @@ void http_reply_later(http_response *res, int status, void (*render)(void *arg, 
  * reply after it forgets it.
  */
 void http_validated(http_response *res, const char *etag, int personal);
+
+/*
+ * An answer validated by etag (public) that never changes: caches may use it
+ * for max_age seconds without asking (Cache-Control "public, max-age=N").
+ */
+void http_validated_for(http_response *res, const char *etag, int max_age);
 
 /*
  * Whether the request's If-None-Match names etag (weak comparison: W/"x"

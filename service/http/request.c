@@ -20,6 +20,31 @@ const char *http_query(http_request *req, const char *name)
 	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
+struct unknown_search {
+	const char *const *known;
+	const char *found;
+};
+
+static enum MHD_Result unknown_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct unknown_search *u = cls;
+
+	(void)kind, (void)value;
+	for (const char *const *k = u->known; *k; k++)
+		if (!strcmp(key, *k))
+			return MHD_YES;
+	u->found = key;
+	return MHD_NO;
+}
+
+const char *http_query_unknown(http_request *req, const char *const *known)
+{
+	struct unknown_search u = {known, NULL};
+
+	MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, unknown_arg, &u);
+	return u.found;
+}
+
 /* An IPv4 or IPv6 address written the one canonical way into out; 0 when text is not one. */
 static int canonical_address(const char *text, char *out, size_t size)
 {
