@@ -100,7 +100,7 @@ static void side_words(GString *t, const rules_game *rules, const rules_view *v,
 			g_string_append_printf(t, "%s%s %s", n++ ? ", " : "", cell->piece, cell->name);
 			if (cell->controllers) {
 				char *title = board_piece_title(rules, cell);
-				g_string_append_printf(t, " (%s)", title);
+				g_string_append_printf(t, " (%s)", title + strlen(cell->piece) + 1);
 				free(title);
 			}
 		}
