@@ -155,9 +155,11 @@ char *board_image_svg(const game_loaded *g, int side, int ply, json_t *last_plac
 			       "data-ply=\"%d\" data-side=\"%s\">\n<title id=\"board-title\">",
 			       box, (int)json_integer_value(json_object_get(model, "width")), height, g->rules->id, ply,
 			       g->rules->seat_names[side]);
-	esc(out, g->rules->title);
-	g_string_append_printf(out, " game %s after ply %d, seen from %s's side</title>\n<desc id=\"board-desc\">",
-			       g->rec->id, ply, g->rules->seat_names[side]);
+	char *title = xasprintf("%s game %s after ply %d, seen from %s's side", g->rules->title, g->rec->id, ply,
+				g->rules->seat_names[side]);
+	esc(out, title);
+	free(title);
+	g_string_append(out, "</title>\n<desc id=\"board-desc\">");
 	esc(out, words);
 	g_string_append_printf(out, "</desc>\n<rect width=\"100%%\" height=\"100%%\" fill=\"" BOARD_PAPER "\"/>\n");
 	json_array_foreach(json_object_get(model, "labels"), i, o) {

@@ -26,6 +26,7 @@ The real daemon on 127.0.0.1 (the harness of daemon.py), mail into its maildir.
    earlier ply's does not and may be kept a while (Cache-Control max-age).
 5. Errors: 400 bad_request for a ply out of range or not a number, an unknown seat, an unknown
    parameter; 404 not_found for no game.
+   The game page links to the image of the board from its reader's side.
 6. Mails: the HTML part of a mail with a board holds it as a table with inline colours after
    the text's board, its pieces those of the text board and of the position, from the
    reader's side; the plain part is unchanged.
@@ -349,6 +350,19 @@ class Errors(BoardImageCase):
         self.assertError(d.get("/games/nosuchgame1/board.svg?ply=0"), 404, "not_found")
         for q in ("?ply=0", "?ply=1", "?seat=north", "?seat=North&ply=0"):
             self.svg(gid, q)
+
+
+class PageLink(BoardImageCase):
+    def test_game_pages_link_to_the_image_from_their_side(self):
+        d = self.d
+        gid, tokens = self.new_game("nchess")
+        for token, seat in ((None, "South"), (tokens["South"], "South"), (tokens["North"], "North")):
+            _, page = self.game_page(gid, token)
+            link = re.search(r'<a href="(/games/\w+/board\.svg\?seat=(\w+))">An image of this position</a>', page)
+            self.assertTrue(link, page)
+            self.assertEqual(link.group(2), seat)
+            self.assertEqual(parse_svg(self, self.svg(gid, link.group(1)[len(f"/games/{gid}/board.svg"):]).text,
+                                       seat)["root"].get("data-side"), seat)
 
 
 class TableCells(html.parser.HTMLParser):
