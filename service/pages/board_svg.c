@@ -12,6 +12,7 @@
 
 #include <glib.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,18 @@ static void piece_body(GString *out, const char *letter, const char *side, int l
 			       longname ? " long" : "", p.glyph, longname ? 10 : 17);
 	esc(out, letter);
 	g_string_append(out, "</text>");
+}
+
+/* The opening tag of a piece's group, without its ">": its classes, letters and side. */
+static void piece_open(GString *out, const char *classes, json_t *piece)
+{
+	g_string_append_printf(out, "<g class=\"%s side-", classes);
+	esc(out, str(piece, "side"));
+	g_string_append(out, "\" data-piece=\"");
+	esc(out, str(piece, "letter"));
+	g_string_append(out, "\" data-side=\"");
+	esc(out, str(piece, "side"));
+	g_string_append(out, "\"");
 }
 
 static void cell_svg(GString *out, json_t *cell)
@@ -79,13 +92,8 @@ static void cell_svg(GString *out, json_t *cell)
 		g_string_append(out, "</text>");
 	}
 	if (piece) {
-		g_string_append(out, "<g class=\"pc side-");
-		esc(out, str(piece, "side"));
-		g_string_append(out, "\" data-piece=\"");
-		esc(out, str(piece, "letter"));
-		g_string_append(out, "\" data-side=\"");
-		esc(out, str(piece, "side"));
-		g_string_append(out, "\">");
+		piece_open(out, "pc", piece);
+		g_string_append(out, ">");
 		piece_body(out, str(piece, "letter"), str(piece, "side"), json_is_true(json_object_get(piece, "long")));
 		if (json_object_get(piece, "facing"))
 			g_string_append_printf(out, "<path class=\"facing\" transform=\"%s\" d=\"M0,-19.5 L4.5,-14 L-4.5,-14 Z\" "
@@ -116,13 +124,8 @@ static void hand_svg(GString *out, json_t *hand)
 	esc(out, str(hand, "name"));
 	g_string_append_printf(out, "%s</text>", json_is_true(json_object_get(hand, "empty")) ? ": empty" : "");
 	json_array_foreach(json_object_get(hand, "pieces"), i, p) {
-		g_string_append(out, "<g class=\"pc hand side-");
-		esc(out, str(p, "side"));
-		g_string_append(out, "\" data-piece=\"");
-		esc(out, str(p, "letter"));
-		g_string_append(out, "\" data-side=\"");
-		esc(out, str(p, "side"));
-		g_string_append(out, "\" data-holding=\"");
+		piece_open(out, "pc hand", p);
+		g_string_append(out, " data-holding=\"");
 		esc(out, str(hand, "name"));
 		g_string_append_printf(out, "\" transform=\"%s\"><title>", str(p, "transform"));
 		esc(out, str(p, "letter"));
@@ -227,6 +230,16 @@ static json_t *current_places(app *a, const game_loaded *g)
 	return places;
 }
 
+/* The seat names of rules into out: "South, North". */
+static void seat_list(const rules_game *rules, char *out, size_t size)
+{
+	size_t n = 0;
+
+	out[0] = 0;
+	for (int i = 0; i < rules->nseats && n < size; i++)
+		n += (size_t)snprintf(out + n, size - n, "%s%s", i ? ", " : "", rules->seat_names[i]);
+}
+
 void page_board_svg(http_request *req, http_response *res)
 {
 	static const char *const known[] = {"ply", "seat", NULL};
@@ -246,9 +259,12 @@ void page_board_svg(http_request *req, http_response *res)
 	if (game_load(req->app, req->params[0], &g, &err))
 		return http_reply_error(req, res, err.code, err.message);
 	ply = ply_text ? atoi(ply_text) : g.rec->ply;
-	if (seat_text && (side = rules_seat_index(g.rules, seat_text)) < 0)
-		app_fail(&err, E_BAD_REQUEST, "%s has no seat %.40s", g.rules->title, seat_text);
-	else if (ply > g.rec->ply)
+	if (seat_text && (side = rules_seat_index(g.rules, seat_text)) < 0) {
+		/* The text is not repeated: it may be a seat token put where a seat name goes. */
+		char seats[128];
+		seat_list(g.rules, seats, sizeof seats);
+		app_fail(&err, E_BAD_REQUEST, "seat must be a seat name of %s (%s)", g.rules->title, seats);
+	} else if (ply > g.rec->ply)
 		app_fail(&err, E_BAD_REQUEST, "ply must be from 0 to %d, the game's ply", g.rec->ply);
 	if (err.code) {
 		game_loaded_free(&g);
