@@ -1,7 +1,6 @@
 /* board.c - the drawn board: every cell, piece, wall, label and hand placed for the game page's SVG. */
 #include "pages/board.h"
 #include "game/board_look.h"
-#include "game/view.h"
 #include "xalloc.h"
 
 #include <glib.h>

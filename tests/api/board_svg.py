@@ -13,7 +13,8 @@ The real daemon on 127.0.0.1 (the harness of daemon.py), mail into its maildir.
    image is standalone SVG (XML declaration, svg root in the SVG namespace, viewBox "0 0 W H"
    with the same width and height, a title and a description, nothing fetched from elsewhere),
    and the pieces it draws (each with data-square, data-piece, data-side), the prisoners held on
-   squares and the pieces in hand are those of the position the API gave at that ply. The seats'
+   squares and the pieces in hand are those of the position the API gave at that ply, and so are
+   the pieces its description (the text alternative) lists by side. The seats'
    images differ in orientation (each seat's drawn grid is another), hold the same pieces, and at
    the current ply are drawn as the game page draws the board for that seat (harness.pages
    parses both); without ?seat= the image is the first seat's.
@@ -90,6 +91,18 @@ def parse_svg(test, text, where):
                     out["held"][sq] = t.get("data-pieces")
         elif g.get("data-holding"):
             out["hands"].setdefault(g.get("data-holding"), []).append(g.get("data-piece"))
+    return out
+
+
+def described(desc, seats):
+    """The pieces the image's description lists: "South: C 9 1, S 7 1. North: ... Shared: P b2 (shared
+    by North and West)." as {square: (side, piece)}."""
+    out = {}
+    for side in seats + ("Shared",):
+        m = re.search(rf"(?:^| ){side}: ([^.]*)\.", desc)
+        for item in m.group(1).split(", ") if m else ():
+            piece, square = re.fullmatch(r"(\S+) (\S+(?: \d+)?)(?: \(shared by .*\))?", item).groups()
+            out[square] = ("shared" if side == "Shared" else side, piece)
     return out
 
 
@@ -203,6 +216,7 @@ class EveryPly(BoardImageCase):
                 self.assertEqual(img["root"].get("data-ply"), str(ply), where)
                 self.assertEqual(img["root"].get("data-side"), seat, where)
                 self.assertEqual(img["pieces"], pieces, where)
+                self.assertEqual(described(img["root"].find(SVG + "desc").text, seats), pieces, where)
                 self.assertEqual(img["held"], held, where)
                 self.assertEqual({k: v for k, v in img["hands"].items() if v}, hands, where)
                 self.assertEqual(set(img["squares"]), {n for row in names for n in row if n}, where)
