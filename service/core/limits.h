@@ -140,4 +140,7 @@
 #define LIMIT_SWEEP_INTERVAL_S       60           /* the sweeper's jobs (expiry, summaries, digests) run this often; serve --sweep-seconds */
 #define LIMIT_SWEEP_INTERVAL_MAX_S   ((int)CLOCK_HOUR_S)  /* the most --sweep-seconds may give */
 
+/* Board images (GET /games/{id}/board.svg) */
+#define LIMIT_BOARD_IMAGE_MAX_AGE_S  86400        /* an earlier ply's image, which never changes, may be kept unasked a day */
+
 #endif

@@ -43,6 +43,8 @@ static const http_route routes[] = {
 	{"GET",  "/games",                     AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_games},
 	{"GET",  "/games/{}",                  AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_game},
 	{"GET",  "/games/{}/moves",            AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_moves},
+	/* An image: its errors are JSON, whose codes a client can read. */
+	{"GET",  "/games/{}/board.svg",        AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, page_board_svg},
 	{"POST", "/games/{}/move",             AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_move},
 	{"POST", "/games/{}/resign",           AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_resign},
 	{"POST", "/games/{}/draw",             AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_draw},

@@ -73,12 +73,13 @@ static void rotate(const rules_view *src, int turns, rules_view *dst)
 	}
 }
 
-void view_oriented(const game_loaded *g, int seat, rules_view *out)
+/* What viewer may see, turned so that side's edge is at the bottom (side -1: the first seat's view). */
+static void oriented(const game_loaded *g, int viewer, int side, rules_view *out)
 {
 	rules_view *v = xmalloc(sizeof *v);
-	int turns = seat >= 0 ? g->rules->view_quarter_turns(seat) % 4 : 0;
+	int turns = side >= 0 ? g->rules->view_quarter_turns(side) % 4 : 0;
 
-	view_as(g, seat, v);
+	view_as(g, viewer, v);
 	/* Name every cell before rotating: a square keeps its name wherever it is drawn. */
 	for (int r = 0; r < v->rows; r++)
 		for (int c = 0; c < v->cols; c++)
@@ -87,6 +88,16 @@ void view_oriented(const game_loaded *g, int seat, rules_view *out)
 					 v->row_label[r], v->col_label[c]);
 	rotate(v, turns, out);
 	free(v);
+}
+
+void view_oriented(const game_loaded *g, int seat, rules_view *out)
+{
+	oriented(g, seat, seat, out);
+}
+
+void view_oriented_public(const game_loaded *g, int side, rules_view *out)
+{
+	oriented(g, -1, side, out);
 }
 
 char *view_board_text(const game_loaded *g, int seat)

@@ -23,6 +23,9 @@ const char *view_move_text(const db_move *m, int viewer);
  */
 void view_oriented(const game_loaded *g, int seat, rules_view *out);
 
+/* What anyone may see (a spectator's view: no seat's secrets), turned as view_oriented turns it for side. */
+void view_oriented_public(const game_loaded *g, int side, rules_view *out);
+
 /* The board as plain text from seat's side, with coordinates and the holdings, for mails. */
 char *view_board_text(const game_loaded *g, int seat);
 

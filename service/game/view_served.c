@@ -62,6 +62,19 @@ void view_page_tag(long long version, enum view_page_kind kind, int viewer, int 
 	snprintf(tag + n, VIEW_TAG_TEXT - (size_t)n, "-%c%d-%d\"", "mdr"[kind], from, limit);
 }
 
+void view_board_tag(long long version, int ply, int side, char tag[VIEW_TAG_TEXT])
+{
+	int n;
+
+	if (version >= 0) {
+		n = tag_start(tag, version, -1);
+	} else {
+		pthread_once(&run_mark_once, run_mark_init);
+		n = snprintf(tag, VIEW_TAG_TEXT, "\"%08x", run_mark);
+	}
+	snprintf(tag + n, VIEW_TAG_TEXT - (size_t)n, "-b%d-%d\"", ply, side);
+}
+
 /*
  * The tag of the game JSON: the clock part is all that changes without a new
  * version (each seat's time left, and whether its vacation still runs), so

@@ -28,6 +28,14 @@ int view_version(app *a, const char *id, long long *version, app_error *err);
 void view_page_tag(long long version, enum view_page_kind kind, int viewer, int from, int limit,
 		   char tag[VIEW_TAG_TEXT]);
 
+/*
+ * The tag of a game's board image at ply as drawn for side: with version >= 0
+ * for the image of the game as it stands (no ply asked for); with version -1
+ * for a ply asked for, whose image never changes (the moves of a game are
+ * never rewritten), the same for as long as the server runs.
+ */
+void view_board_tag(long long version, int ply, int side, char tag[VIEW_TAG_TEXT]);
+
 /* Whether the client holds the body a tag names already (an If-None-Match naming it). */
 typedef int (*view_held_fn)(void *ctx, const char *tag);
 

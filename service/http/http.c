@@ -222,7 +222,12 @@ static void add_common_headers(struct MHD_Response *r, const http_response *res)
 	MHD_add_response_header(r, "X-Frame-Options", "DENY");
 	if (res->etag[0]) {
 		MHD_add_response_header(r, "ETag", res->etag);
-		MHD_add_response_header(r, "Cache-Control", res->personal ? "private, no-cache" : "no-cache");
+		char cc[48];
+		if (res->max_age > 0 && !res->personal)
+			snprintf(cc, sizeof cc, "public, max-age=%d", res->max_age);
+		else
+			snprintf(cc, sizeof cc, "%s", res->personal ? "private, no-cache" : "no-cache");
+		MHD_add_response_header(r, "Cache-Control", cc);
 		MHD_add_response_header(r, "Vary", "Authorization");
 	} else {
 		MHD_add_response_header(r, "Cache-Control", "no-store");

@@ -65,6 +65,7 @@ struct http_response {
 	void *render_arg;
 	char etag[HTTP_ETAG_TEXT];       /* set by http_validated; "" for answers never kept (no-store) */
 	int personal;                    /* ... made for the request's credential: private */
+	int max_age;                     /* ... and never changes: caches may keep it so many seconds unasked */
 	http_stream *stream;             /* a streamed body (http_reply_stream) instead of body */
 };
 
@@ -151,6 +152,12 @@ void http_reply_later(http_response *res, int status, void (*render)(void *arg, 
  * reply after it forgets it.
  */
 void http_validated(http_response *res, const char *etag, int personal);
+
+/*
+ * An answer validated by etag (public) that never changes: caches may use it
+ * for max_age seconds without asking (Cache-Control "public, max-age=N").
+ */
+void http_validated_for(http_response *res, const char *etag, int max_age);
 
 /*
  * Whether the request's If-None-Match names etag (weak comparison: W/"x"

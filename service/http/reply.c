@@ -100,6 +100,12 @@ void http_validated(http_response *res, const char *etag, int personal)
 	res->personal = personal;
 }
 
+void http_validated_for(http_response *res, const char *etag, int max_age)
+{
+	http_validated(res, etag, 0);
+	res->max_age = max_age;
+}
+
 /* The opaque part of a tag, "x" of "x" or W/"x", as a span of s (*n bytes); NULL when malformed. */
 static const char *opaque_tag(const char *s, size_t *n)
 {

@@ -62,33 +62,57 @@ static long own_link_at(const char *base, const char *line, size_t n)
 	return -1;
 }
 
+/* Append the first n bytes of text as HTML lines (see html_of). */
+static void html_lines(GString *out, const char *base, const char *text, size_t n)
+{
+	for (const char *p = text, *end = text + n; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		long at = own_link_at(base, p, len);
+		if (at < 0) {
+			append_escaped(out, p, len);
+		} else {
+			append_escaped(out, p, (size_t)at);
+			g_string_append(out, "<a href=\"");
+			append_escaped(out, p + at, len - (size_t)at);
+			g_string_append(out, "\">");
+			append_escaped(out, p + at, len - (size_t)at);
+			g_string_append(out, "</a>");
+		}
+		p += len;
+		if (p < end)
+			g_string_append_c(out, *p++);
+	}
+}
+
+#define PRE "<pre style=\"font-family:monospace\">"
+
 /*
  * The text as HTML: escaped, in a <pre> so boards keep their columns. Only
  * Rookery's own links become links (see own_link_at): a player's name, or
  * text quoted from a mail, never turns into one, whatever it looks like.
+ * The mail's board fragment (m->html_board) goes after the text's board, or
+ * at the end.
  */
-static char *html_of(const char *base, const char *text)
+static char *html_of(const char *base, const mail_out *m)
 {
-	GString *out = g_string_new("<!doctype html><html><body><pre style=\"font-family:monospace\">");
+	GString *out = g_string_new("<!doctype html><html><body>" PRE);
+	const char *text = m->text, *after = m->html_board && m->board_after && *m->board_after ?
+		strstr(text, m->board_after) : NULL;
+	size_t cut = after ? (size_t)(after - text) + strlen(m->board_after) : strlen(text);
 
-	for (const char *p = text; *p;) {
-		size_t n = strcspn(p, "\n");
-		long at = own_link_at(base, p, n);
-		if (at < 0) {
-			append_escaped(out, p, n);
-		} else {
-			append_escaped(out, p, (size_t)at);
-			g_string_append(out, "<a href=\"");
-			append_escaped(out, p + at, n - (size_t)at);
-			g_string_append(out, "\">");
-			append_escaped(out, p + at, n - (size_t)at);
-			g_string_append(out, "</a>");
+	html_lines(out, base, text, cut);
+	g_string_append(out, "</pre>");
+	if (m->html_board) {
+		g_string_append_c(out, '\n');
+		g_string_append(out, m->html_board);
+		if (text[cut]) {
+			g_string_append(out, PRE);
+			html_lines(out, base, text + cut, strlen(text + cut));
+			g_string_append(out, "</pre>");
 		}
-		p += n;
-		if (*p == '\n')
-			g_string_append_c(out, *p++);
 	}
-	g_string_append(out, "</pre></body></html>\n");
+	g_string_append(out, "</body></html>\n");
 	char *s = xstrdup(out->str);
 	g_string_free(out, TRUE);
 	return s;
@@ -160,7 +184,7 @@ char *mail_compose(const mail_config *mc, const mail_out *m)
 	body = text_part("plain", m->text);
 	if (m->with_html) {
 		GMimeMultipart *alt = g_mime_multipart_new_with_subtype("alternative");
-		char *html = html_of(mc->link_base, m->text);
+		char *html = html_of(mc->link_base, m);
 		GMimeObject *hp = text_part("html", html);
 		free(html);
 		g_mime_multipart_add(alt, body);

@@ -14,6 +14,8 @@ typedef struct mail_out {
 	const char *references;   /* message ids without brackets, separated by spaces, or NULL */
 	const char *text;         /* the plain-text body, UTF-8 */
 	int with_html;            /* add an HTML alternative built from text */
+	const char *html_board;   /* an HTML fragment (the board as a table) for the HTML part, or NULL */
+	const char *board_after;  /* ... placed after the first place the text holds this (the text's board); else at the end */
 	const char *unsubscribe_url;  /* List-Unsubscribe with one-click POST (RFC 8058), or NULL */
 } mail_out;
 

@@ -9,6 +9,7 @@
 #include "game/view.h"
 #include "mail_out/consent.h"
 #include "mail_out/mail.h"
+#include "mail_out/mail_board.h"
 #include "mail_out/mail_compose.h"
 #include "mail_out/mail_messages.h"
 #include "mail_out/outbox.h"
@@ -136,6 +137,20 @@ static int queue_to_seat_address(app *a, const game_loaded *g, int seat, const c
 }
 
 /*
+ * The HTML part's board for a mail to seat, a table after the text's own
+ * board (append_position writes it): m points into *table and *text, which
+ * the caller frees.
+ */
+static void attach_board(const game_loaded *g, int seat, mail_out *m, char **table, char **text)
+{
+	*table = mail_board_html(g, seat);
+	*text = view_board_text(g, seat);
+	m->with_html = 1;
+	m->html_board = *table;
+	m->board_after = *text;
+}
+
+/*
  * Send text to one seat of g, threaded under that seat's invitation, with the
  * messages the seat has not had by mail yet after its first paragraph.
  */
@@ -154,12 +169,16 @@ static int queue_to_seat(app *a, const game_loaded *g, int seat, const char *kin
 		.subject = subject, .message_id = id, .in_reply_to = is_root ? NULL : root,
 		.references = is_root ? NULL : root, .text = full->str, .with_html = 1,
 	};
+	char *table, *board;
+	attach_board(g, seat, &m, &table, &board);
 	if (!r)
 		r = queue_to_seat_address(a, g, seat, kind, &m, address_id, err);
 	if (!r && upto)
 		r = db_messages_mailed_set(app_db(a), g->rec->id, seat, upto, err);
 	g_string_free(said, TRUE);
 	g_string_free(full, TRUE);
+	free(table);
+	free(board);
 	free(subject);
 	free(root);
 	free(id);
@@ -567,7 +586,11 @@ int notify_refused(app *a, const notify_refusal *rf, db_error *err)
 		.subject = subject, .message_id = id, .in_reply_to = rf->message_id,
 		.references = refs->len ? refs->str : NULL, .text = t->str,
 	};
+	char *table, *board;
+	attach_board(&g, rf->seat, &m, &table, &board);
 	r = queue_to_seat_address(a, &g, rf->seat, "refused", &m, address, err);
+	free(table);
+	free(board);
 	game_loaded_free(&g);
 	g_string_free(t, TRUE);
 	g_string_free(refs, TRUE);

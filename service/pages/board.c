@@ -1,8 +1,9 @@
 /* board.c - the drawn board: every cell, piece, wall, label and hand placed for the game page's SVG. */
 #include "pages/board.h"
-#include "game/view.h"
+#include "game/board_look.h"
 #include "xalloc.h"
 
+#include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,27 +41,6 @@ static char *wall_path(unsigned walls)
 	return xstrdup(d);
 }
 
-/* "South's C" or "C shared by East and West": what a piece is, for titles. */
-static char *piece_title(const rules_game *rules, const rules_cell *cell)
-{
-	if (cell->controllers) {
-		json_t *who = view_seat_list(rules, cell->controllers);
-		char *names = xstrdup("");
-		for (size_t k = 0; k < json_array_size(who); k++) {
-			char *more = xasprintf("%s%s%s", names, k ? " and " : "", json_string_value(json_array_get(who, k)));
-			free(names);
-			names = more;
-		}
-		json_decref(who);
-		char *t = xasprintf("%s shared by %s", cell->piece, names);
-		free(names);
-		return t;
-	}
-	if (cell->owner >= 0)
-		return xasprintf("%s %s", rules->seat_names[cell->owner], cell->piece);
-	return xasprintf("%s", cell->piece);
-}
-
 static int in_list(json_t *list, const char *s)
 {
 	size_t i;
@@ -93,8 +73,7 @@ static json_t *cell_model(const game_loaded *g, const rules_view *v, int r, int 
 {
 	const rules_cell *cell = &v->cell[r][c];
 	json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:i, s:s, s:s, s:b}",
-		"square", cell->name, "kind", *cell->kind ? cell->kind : "plain",
-		"shade", (r + c) % 2 ? "dark" : "light", "r", r, "c", c,
+		"square", cell->name, "kind", board_cell_kind(cell), "shade", board_cell_shade(r, c), "r", r, "c", c,
 		"shape", shape, "transform", "", "last", in_list(last_places, cell->name));
 	char *transform = xasprintf("translate(%.2f %.2f)", x, y);
 	json_object_set_new(o, "transform", json_string(transform));
@@ -107,9 +86,8 @@ static json_t *cell_model(const game_loaded *g, const rules_view *v, int r, int 
 	if (v->brick)
 		json_object_set_new(o, "label", json_string(cell->name));
 	if (cell->piece[0]) {
-		char *title = piece_title(g->rules, cell);
-		json_t *p = json_pack("{s:s, s:s, s:s, s:b}", "letter", cell->piece,
-			"side", cell->controllers ? "shared" : cell->owner >= 0 ? g->rules->seat_names[cell->owner] : "none",
+		char *title = board_piece_title(g->rules, cell);
+		json_t *p = json_pack("{s:s, s:s, s:s, s:b}", "letter", cell->piece, "side", board_piece_side(g->rules, cell),
 			"title", title, "long", strlen(cell->piece) > 2);
 		free(title);
 		if (v->has_facing && cell->facing >= 0) {
@@ -124,6 +102,11 @@ static json_t *cell_model(const game_loaded *g, const rules_view *v, int r, int 
 			char *held = held_text(&v->holding[h]);
 			json_object_set_new(o, "held", json_string(held));
 			json_object_set_new(o, "held_side", json_string(g->rules->seat_names[v->holding[h].owner]));
+			GString *all = g_string_new(NULL);
+			for (int i = 0; i < v->holding[h].npieces; i++)
+				g_string_append_printf(all, "%s%s", i ? " " : "", v->holding[h].pieces[i]);
+			json_object_set_new(o, "held_all", json_string(all->str));
+			g_string_free(all, TRUE);
 			free(held);
 		}
 	return o;

@@ -32,6 +32,8 @@ void page_clock(http_request *req, http_response *res);
 void page_moves(http_request *req, http_response *res);
 /* GET /games?status=&variant=&limit=&cursor=: the lists of games (game_list.h), a section each or the one asked for. */
 void page_games(http_request *req, http_response *res);
+/* GET /games/{id}/board.svg?ply=&seat=: the board at a ply from a seat's side, as an SVG image anyone may see. */
+void page_board_svg(http_request *req, http_response *res);
 void page_rules(http_request *req, http_response *res);
 /* The static files served from the binary: /style.css, /play.js, /setup.js, /favicon.svg. */
 void page_asset(http_request *req, http_response *res);

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "game/board_look.h"
 #include "game/view.h"
+#include "mail_out/mail_board.h"
 #include "pages/board.h"
 
 /* The board of a fresh game of variant as seat sees it, with last as the last move's places. */
@@ -166,6 +168,78 @@ static void test_civil_war_walls_and_facings(void **state)
 	json_decref(b);
 }
 
+/* A fresh game of variant, loaded as a stored one would be (its record only names it). */
+static void fresh(const char *variant, game_loaded *g, db_game *rec)
+{
+	memset(g, 0, sizeof *g);
+	memset(rec, 0, sizeof *rec);
+	rec->id = "g1&<x>";
+	g->rec = rec;
+	g->rules = rules_find(variant, 0);
+	assert_non_null(g->rules);
+	assert_int_equal(g->rules->start(NULL, &g->pos, NULL), 0);
+}
+
+/* The standalone image: its own root, the page's colours inline, the position in words, escaped text. */
+static void test_image_svg(void **state)
+{
+	game_loaded g;
+	db_game rec;
+	json_t *last = json_pack("[s]", "7 1");
+	(void)state;
+
+	fresh("nchess", &g, &rec);
+	char *svg = board_image_svg(&g, 1, 0, last);
+	static const char head[] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
+				   "class=\"board\" viewBox=\"0 0 404 413\" width=\"404\" height=\"413\"";
+	assert_int_equal(strncmp(svg, head, sizeof head - 1), 0);
+	assert_non_null(strstr(svg, "<title id=\"board-title\">Nchess game g1&amp;&lt;x&gt; after ply 0, seen from North&apos;s side</title>"));
+	assert_non_null(strstr(svg, "<desc id=\"board-desc\">South: C 9 9, N 9 8, M 9 7,"));
+	assert_non_null(strstr(svg, " North: s 3 9, s 3 7,"));
+	/* South's Chariot on 9 1, drawn in South's colours; the last move's square outlined. */
+	const char *c91 = strstr(svg, "data-square=\"9 1\"");
+	assert_non_null(c91);
+	assert_non_null(strstr(c91, "<g class=\"pc side-South\" data-piece=\"C\" data-side=\"South\"><circle r=\"14\" "
+				    "fill=\"#1f3f8a\" stroke=\"#0d2255\""));
+	assert_non_null(strstr(svg, " last\" data-square=\"7 1\""));
+	assert_null(strstr(svg, " last\" data-square=\"6 1\""));
+	assert_non_null(strstr(svg, "<g class=\"sq river"));
+	assert_non_null(strstr(svg, "fill=\"#cfe3ef\""));
+	assert_null(strstr(svg, "<style"));
+	assert_non_null(strstr(svg, "</svg>\n"));
+	/* Turned for North: 9 9 is drawn first, at the top left. */
+	const char *first = strstr(svg, "data-square=");
+	assert_int_equal(strncmp(first, "data-square=\"9 9\" ", 18), 0);
+	free(svg);
+	json_decref(last);
+	g.rules->free_position(g.pos);
+}
+
+/* Mails' table: every square in the reader's order, pieces with their side, the page's colours inline. */
+static void test_mail_table(void **state)
+{
+	game_loaded g;
+	db_game rec;
+	(void)state;
+
+	fresh("nchess", &g, &rec);
+	char *t = mail_board_html(&g, 0), *n = mail_board_html(&g, 1);
+	assert_int_equal(strncmp(t, "<table ", 7), 0);
+	assert_non_null(strstr(t, "data-square=\"9 1\" title=\"9 1: South C\" data-piece=\"C\" data-side=\"South\">"
+				  "<span style=\"display:inline-block;min-width:22px;height:22px;line-height:22px;border-radius:11px;"
+				  "background:#1f3f8a;color:#fff;border:1px solid #0d2255;"));
+	assert_non_null(strstr(t, "background:#cfe3ef"));
+	assert_true(strstr(t, "data-square=\"1 1\"") < strstr(t, "data-square=\"9 9\""));
+	assert_true(strstr(n, "data-square=\"9 9\"") < strstr(n, "data-square=\"1 1\""));
+	size_t cells = 0;
+	for (const char *p = t; (p = strstr(p, "data-square=")); p++)
+		cells++;
+	assert_int_equal(cells, 81);
+	free(t);
+	free(n);
+	g.rules->free_position(g.pos);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +247,8 @@ int main(void)
 		cmocka_unit_test(test_cyvasse_rows_are_centred_hexagons),
 		cmocka_unit_test(test_conversion_hands),
 		cmocka_unit_test(test_civil_war_walls_and_facings),
+		cmocka_unit_test(test_image_svg),
+		cmocka_unit_test(test_mail_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -267,6 +267,34 @@ static void maildir_writes_whole_files(void **state)
 	assert_non_null(strstr(why, "cannot create"));
 }
 
+/* The board table goes into the HTML part right after the text's board, the whole text kept around it. */
+static void html_board_after_text_board(void **state)
+{
+	mail_out m = {
+		.to_addr = "zoe@example.org", .subject = "[Rookery] game g", .message_id = "g.2.x@rook.test",
+		.with_html = 1, .text = "Hello Zo\xc3\xab,\n\n  1 2\n1 c .\n2 . C\n\nTo move, reply <here>.\n",
+		.html_board = "<table><tr><td data-square=\"1 1\">c</td></tr></table>\n", .board_after = "  1 2\n1 c .\n2 . C\n",
+	};
+	(void)state;
+
+	char *msg = mail_compose(&mc, &m), *html = html_part(msg);
+	const char *board = strstr(html, "2 . C\n</pre>"), *table = strstr(html, "<table>"),
+		   *rest = strstr(html, "<pre style=\"font-family:monospace\">\nTo move, reply &lt;here&gt;.\n</pre>");
+	assert_non_null(board);
+	assert_non_null(table);
+	assert_non_null(rest);
+	assert_true(board < table && table < rest);
+	free(html);
+	free(msg);
+	/* Without its board text in the mail, the table goes last. */
+	m.board_after = "not in the text";
+	msg = mail_compose(&mc, &m);
+	html = html_part(msg);
+	assert_non_null(strstr(html, "&lt;here&gt;.\n</pre>\n<table>"));
+	free(html);
+	free(msg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +304,7 @@ int main(void)
 		cmocka_unit_test(reply_addresses),
 		cmocka_unit_test(compose_then_parse),
 		cmocka_unit_test(html_links_only_our_own),
+		cmocka_unit_test(html_board_after_text_board),
 		cmocka_unit_test(maildir_writes_whole_files),
 	};
 	if (sodium_init() < 0)

@@ -1,0 +1,57 @@
+/* board_look.h - how a drawn board looks wherever it is drawn: square and piece colours, piece names, the position in words. */
+#ifndef ROOKERY_BOARD_LOOK_H
+#define ROOKERY_BOARD_LOOK_H
+
+#include "rules.h"
+
+/*
+ * The colours are those templates/style.css gives the game page's board
+ * (svg.board ...): drawings that cannot use the stylesheet (a standalone
+ * image, the HTML part of a mail) write them inline from here. Change both
+ * together; the board_svg test compares them.
+ */
+#define BOARD_PAPER "#fbf8f1"
+#define BOARD_INK "#1d1b18"
+#define BOARD_MUTED "#6b665e"
+#define BOARD_WALL "#3b3126"
+
+/* How a square is painted: its fill and its outline. */
+typedef struct board_square_paint {
+	const char *fill, *stroke;
+	double stroke_width;
+} board_square_paint;
+
+/* How a piece is painted: its disc, the disc's outline (dashed for a shared piece) and its letters. */
+typedef struct board_piece_paint {
+	const char *fill, *stroke, *glyph;
+	double stroke_width;
+	int dashed;
+} board_piece_paint;
+
+/* The class a cell's kind is drawn with: its kind ("river", "off"...), or "plain". */
+const char *board_cell_kind(const rules_cell *cell);
+
+/* "light" or "dark": the shade of the cell at row r, column c of the drawn grid. */
+const char *board_cell_shade(int r, int c);
+
+/* The paint of a square of kind and shade (as named above); last: one of the last move's squares. */
+board_square_paint board_square_look(const char *kind, const char *shade, int last);
+
+/* The side a piece is drawn in: its owner's seat name, "shared", or "none" (no owner). */
+const char *board_piece_side(const rules_game *rules, const rules_cell *cell);
+
+/* The paint of a piece of side (a seat name, "shared" or "none"). */
+board_piece_paint board_piece_look(const char *side);
+
+/* What a piece is, for titles: "South's C" or "C shared by East and West" (malloc'd). */
+char *board_piece_title(const rules_game *rules, const rules_cell *cell);
+
+/*
+ * The position of v in words, for a text alternative (malloc'd): each
+ * seat's pieces with their squares, the shared ones, and the holdings:
+ * "South: C 1 5, R 1 1. North: c 9 5. South's prison 4: s n." or "No
+ * pieces on the board."
+ */
+char *board_words(const rules_game *rules, const rules_view *v);
+
+#endif
