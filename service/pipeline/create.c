@@ -49,7 +49,7 @@ int create_seat_check(const game_seat_in *s, const char *who, app_error *err)
 /* Seat i of a new game: a player's, or an open seat with neither name nor address. */
 static int check_seat_input(const game_seat_in *s, int i, app_error *err)
 {
-	char who[16];
+	char who[24];
 
 	snprintf(who, sizeof who, "seat %d", i + 1);
 	if (s->open)
