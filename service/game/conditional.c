@@ -167,7 +167,6 @@ static int check_node(struct checker *c, const rules_position *pos, const json_t
 static int check_now(const game_loaded *g, int seat, app_error *err)
 {
 	unsigned turn = game_turn_mask(g);
-
 	int r = game_check_running(g, err);
 
 	if (r)
