@@ -8,7 +8,7 @@ usage: python3 tests/api/open_seats.py PATH-TO-ROOKERY [unittest options]
   spectator and a seat, with no address or token in it;
 - before the start every change is refused with 409 game_not_started, by the API and by the
   page's forms, and changes nothing: moves, resigning, draws, client seeds, conditional moves,
-  messages, gifts of time;
+  messages, gifts of time, and a move by mail (answered with a refusal);
 - POST /api/games/{id}/join: 201 with a working token; the first open seat when none is named; the
   last seat starts the game (its clock runs, the first your-move mail goes, the invitations say
   so); two joiners racing for one seat over real HTTP, twenty times: one 201 and one 409 each
@@ -349,7 +349,13 @@ class OpenGamesInTime(ClockCase):
         self.assertIn("starts once its open seats are taken", text_of(inv[0]))
         self.assertNotIn("You move first", text_of(inv[0]))
         self.d.confirm_by_invitation(gid, ANN[1])
+        # A move by mail before the start: refused, and told so.
+        self.mail_in(self.reply(inv[0], FIRST, ANN[1]))
         self.idle_outbox()
+        refusal = [m for m in self.mails(ANN[1]) if ".refused." in m["Message-ID"]]
+        self.assertEqual(len(refusal), 1, [m["Message-ID"] for m in self.mails(ANN[1])])
+        self.assertIn("has not started", text_of(refusal[0]))
+        self.assertEqual(self.query("SELECT COUNT(*) FROM moves WHERE game_id = ?", gid), [(0,)])
         n_ann = len(self.mails(ANN[1]))
         self.clock.advance(2 * DAY)
         t0 = self.clock.now()
