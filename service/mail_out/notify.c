@@ -173,8 +173,12 @@ static const char *opponents(const game_loaded *g, int seat, GString *buf)
 	for (int i = 0; i < g->rec->nseats; i++) {
 		if (i == seat)
 			continue;
-		g_string_append_printf(buf, "%s%s (%s)", first ? "" : ", ", g->rec->seats[i].name,
-				       g->rules->seat_names[i]);
+		if (g->rec->seats[i].open)
+			g_string_append_printf(buf, "%swhoever takes the open seat %s", first ? "" : ", ",
+					       g->rules->seat_names[i]);
+		else
+			g_string_append_printf(buf, "%s%s (%s)", first ? "" : ", ", g->rec->seats[i].name,
+					       g->rules->seat_names[i]);
 		first = 0;
 	}
 	return buf->str;

@@ -347,6 +347,7 @@ class OpenGamesInTime(ClockCase):
         inv = [m for m in self.mails(ANN[1]) if ".invite@" in m["Message-ID"]]
         self.assertEqual(len(inv), 1)
         self.assertIn("starts once its open seats are taken", text_of(inv[0]))
+        self.assertIn("as South against whoever takes the open seat North", " ".join(text_of(inv[0]).split()))
         self.assertNotIn("You move first", text_of(inv[0]))
         self.d.confirm_by_invitation(gid, ANN[1])
         # A move by mail before the start: refused, and told so.
