@@ -37,12 +37,6 @@ static int seat_to_take(const game_loaded *g, const char *seat_name, int *seat, 
 	return app_fail(err, E_BAD_REQUEST, "%s has no seat \"%.40s\"", g->rules->title, seat_name ? seat_name : "");
 }
 
-/* The game starts: the clocks of the seats it waits for run from now. */
-static int start(app *a, game_loaded *g, db_error *de)
-{
-	return change_save_clock(a, g, 0, de);
-}
-
 int game_join(app *a, const char *client, const char *id, const char *seat_name, const game_seat_in *who,
 	      game_joined *out, app_error *err)
 {
@@ -64,9 +58,9 @@ int game_join(app *a, const char *client, const char *id, const char *seat_name,
 	token_hash(out->token, hash);
 	utc_now(now);
 	/* The writer runs one change at a time: the seat checked open above is still open here. */
-	if (db_seat_join(app_db(a), id, seat, player.name, player.email, hash, now, &de)) {
-		r = de.code == DB_E_CONFLICT ? app_fail(err, E_SEAT_TAKEN, "%s is taken already",
-							g.rules->seat_names[seat]) : app_storage_fail(err, &de);
+	if ((r = db_seat_join(app_db(a), id, seat, player.name, player.email, hash, now, &de))) {
+		r = r == DB_E_CONFLICT ? app_fail(err, E_SEAT_TAKEN, "%s is taken already", g.rules->seat_names[seat])
+			: app_storage_fail(err, &de);
 		goto out;
 	}
 	game_loaded_free(&g);
@@ -75,7 +69,9 @@ int game_join(app *a, const char *client, const char *id, const char *seat_name,
 	out->seat = seat;
 	out->seat_name = g.rules->seat_names[seat];
 	out->started = !game_open(&g);
-	if ((out->started && start(a, &g, &de)) || notify_joined(a, &g, seat, &de) || db_commit(app_db(a), &de))
+	/* The game starts: the clocks of the seats it waits for run from now, before the mails that give deadlines. */
+	if ((out->started && change_save_clock(a, &g, 0, &de)) || notify_joined(a, &g, seat, &de) ||
+	    db_commit(app_db(a), &de))
 		r = app_storage_fail(err, &de);
 out:
 	db_rollback(app_db(a));
