@@ -112,7 +112,7 @@ static json_t *history_model(app *a, const game_loaded *g, int viewer, int from,
 
 /*
  * What the page's live updates compare: a game page is stale once the ply,
- * the status, the draw offer or a deadline changed. play.js builds the same text from
+ * the status, the draw offer, a deadline or the open seats changed. play.js builds the same text from
  * GET /api/games/{id}.
  */
 static json_t *state_key(const game_loaded *g)
@@ -131,6 +131,9 @@ static json_t *state_key(const game_loaded *g)
 			clock_iso(g->clock->seats[i].deadline, at);
 		n += snprintf(key + n, sizeof key - (size_t)n, "|%s", at);
 	}
+	/* A player taking an open seat changes no ply: the page of an open game follows their count. */
+	if (g->rec->open_seats)
+		snprintf(key + n, sizeof key - (size_t)n, "|o%d", g->rec->open_seats);
 	return json_string(key);
 }
 
