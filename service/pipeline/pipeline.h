@@ -187,7 +187,7 @@ int game_conditional_put(app *a, const char *id, int seat, const json_t *tree, i
 /* Seat's conditional moves as stored ({"if": []} when none), or NULL with err. Reads only. */
 json_t *game_conditional_get(app *a, const char *id, int seat, app_error *err);
 
-/* Clear seat's conditional moves (none is no error). */
+/* Clear seat's conditional moves (none is no error; E_NOT_STARTED before the game starts). */
 int game_conditional_clear(app *a, const char *id, int seat, app_error *err);
 
 #endif

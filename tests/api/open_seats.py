@@ -129,6 +129,7 @@ class OpenSeats(DaemonCase):
             ("POST", "draw", {"action": "offer"}),
             ("PUT", "client-seed", {"client_seed": "mine"}),
             ("PUT", "conditional", {"if": [{"move": "s 3 1 4 1", "then": "S 7 2 6 2"}]}),
+            ("DELETE", "conditional", None),
             ("POST", "messages", {"text": "hello?"}),
             ("POST", "clock", {"give": {"seat": "North", "days": 1}}),
         ]
