@@ -275,8 +275,9 @@ int db_game_insert(db *d, const db_game *g, const unsigned char token_hashes[][D
 	int r;
 
 	r = dbi_prepare(d, "INSERT INTO games (id, variant, rules_version, options, status, ply, "
-		    "start_position, position, dice_seed, dice_commitment, created_at, updated_at, dice_version) "
-		    "VALUES (?1, ?2, ?3, ?4, 'running', 0, ?5, ?5, ?6, ?7, ?8, ?8, ?9)", &st, err);
+		    "start_position, position, dice_seed, dice_commitment, created_at, updated_at, dice_version, "
+		    "open_seats, open_until) "
+		    "VALUES (?1, ?2, ?3, ?4, 'running', 0, ?5, ?5, ?6, ?7, ?8, ?8, ?9, ?10, ?11)", &st, err);
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, g->id);
@@ -288,10 +289,12 @@ int db_game_insert(db *d, const db_game *g, const unsigned char token_hashes[][D
 	dbi_bind_text(st, 7, g->commitment);
 	dbi_bind_text(st, 8, g->created_at);
 	sqlite3_bind_int(st, 9, g->dice_version);
+	sqlite3_bind_int(st, 10, g->open_seats);
+	dbi_bind_text(st, 11, g->open_until);
 	r = dbi_step_done(d, st, err, "insert game");
 	for (int i = 0; !r && i < g->nseats; i++) {
-		r = dbi_prepare(d, "INSERT INTO seats (game_id, seat, name, email, token_hash) "
-			    "VALUES (?1, ?2, ?3, ?4, ?5)", &st, err);
+		r = dbi_prepare(d, "INSERT INTO seats (game_id, seat, name, email, token_hash, open) "
+			    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &st, err);
 		if (r)
 			break;
 		dbi_bind_text(st, 1, g->id);
@@ -299,6 +302,7 @@ int db_game_insert(db *d, const db_game *g, const unsigned char token_hashes[][D
 		dbi_bind_text(st, 3, g->seats[i].name);
 		dbi_bind_text(st, 4, g->seats[i].email);
 		sqlite3_bind_blob(st, 5, token_hashes[i], DB_HASH_BYTES, SQLITE_TRANSIENT);
+		sqlite3_bind_int(st, 6, g->seats[i].open);
 		r = dbi_step_done(d, st, err, "insert seat");
 	}
 	return r;
@@ -315,7 +319,7 @@ int db_game_load(db *d, const char *id, db_game **out, db_error *err)
 	r = dbi_prepare(d, "SELECT g.id, g.variant, g.rules_version, g.options, g.status, g.ply, "
 		    "g.start_position, g.position, g.result, g.ranks, g.draw_offer, g.dice_seed, "
 		    "g.dice_commitment, g.created_at, g.updated_at, g.draw_accepts, s.seat, s.name, s.email, "
-		    "s.client_seed, g.dice_version, g.dice_rolled, g.version "
+		    "s.client_seed, g.dice_version, g.dice_rolled, g.version, g.open_seats, g.open_until, s.open "
 		    "FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = ?1 ORDER BY s.seat", &st, err);
 	if (r)
 		return r;
@@ -352,6 +356,8 @@ int db_game_load(db *d, const char *id, db_game **out, db_error *err)
 	g->dice_version = sqlite3_column_int(st, 20);
 	g->dice_rolled = sqlite3_column_int(st, 21);
 	g->version = sqlite3_column_int64(st, 22);
+	g->open_seats = sqlite3_column_int(st, 23);
+	g->open_until = dbi_col_text(st, 24);
 	step = SQLITE_ROW;
 	while (step == SQLITE_ROW && sqlite3_column_type(st, 16) != SQLITE_NULL && g->nseats < DB_MAX_SEATS) {
 		db_seat *s = &g->seats[g->nseats++];
@@ -359,6 +365,7 @@ int db_game_load(db *d, const char *id, db_game **out, db_error *err)
 		s->name = dbi_col_text(st, 17);
 		s->email = dbi_col_text(st, 18);
 		s->client_seed = dbi_col_text(st, 19);
+		s->open = sqlite3_column_int(st, 25);
 		step = sqlite3_step(st);
 	}
 	if (step != SQLITE_ROW && step != SQLITE_DONE)
@@ -386,6 +393,7 @@ void db_game_free(db_game *g)
 	free(g->commitment);
 	free(g->created_at);
 	free(g->updated_at);
+	free(g->open_until);
 	for (int i = 0; i < g->nseats; i++) {
 		free(g->seats[i].name);
 		free(g->seats[i].email);
@@ -418,6 +426,59 @@ int db_game_save_state(db *d, const db_game *g, db_error *err)
 	r = dbi_step_done(d, st, err, "save game");
 	if (!r && sqlite3_changes(d->conn) != 1)
 		r = dbi_fail(err, DB_E_NOTFOUND, "no game %s", g->id);
+	return r;
+}
+
+int db_seat_join(db *d, const char *game_id, int seat, const char *name, const char *email,
+		 const unsigned char token_hash[DB_HASH_BYTES], const char *now, db_error *err)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	r = dbi_prepare(d, "UPDATE seats SET name = ?3, email = ?4, token_hash = ?5, open = 0 "
+			"WHERE game_id = ?1 AND seat = ?2 AND open = 1", &st, err);
+	if (r)
+		return r;
+	dbi_bind_text(st, 1, game_id);
+	sqlite3_bind_int(st, 2, seat);
+	dbi_bind_text(st, 3, name);
+	dbi_bind_text(st, 4, email);
+	sqlite3_bind_blob(st, 5, token_hash, DB_HASH_BYTES, SQLITE_TRANSIENT);
+	r = dbi_step_done(d, st, err, "join seat");
+	if (!r && sqlite3_changes(d->conn) != 1)
+		return dbi_fail(err, DB_E_CONFLICT, "seat %d of game %s is not open", seat, game_id);
+	if (r)
+		return r;
+	r = dbi_prepare(d, "UPDATE games SET open_seats = open_seats - 1, updated_at = ?2 "
+			"WHERE id = ?1 AND open_seats > 0", &st, err);
+	if (r)
+		return r;
+	dbi_bind_text(st, 1, game_id);
+	dbi_bind_text(st, 2, now);
+	r = dbi_step_done(d, st, err, "count open seats");
+	if (!r && sqlite3_changes(d->conn) != 1)
+		r = dbi_fail(err, DB_E_CONFLICT, "game %s has no open seat", game_id);
+	return r;
+}
+
+int db_games_expire_open(db *d, const char *now, char (*ids)[DB_GAME_ID_TEXT], int max, int *n, db_error *err)
+{
+	sqlite3_stmt *st;
+	int r, step;
+
+	*n = 0;
+	r = dbi_prepare(d, "UPDATE games SET status = 'over', result = 'expired', ranks = NULL, updated_at = ?1 "
+			"WHERE id IN (SELECT id FROM games WHERE status = 'running' AND open_seats > 0 "
+			"AND open_until <= ?1 LIMIT ?2) RETURNING id", &st, err);
+	if (r)
+		return r;
+	dbi_bind_text(st, 1, now);
+	sqlite3_bind_int(st, 2, max);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW && *n < max)
+		snprintf(ids[(*n)++], DB_GAME_ID_TEXT, "%s", (const char *)sqlite3_column_text(st, 0));
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		r = dbi_sql_fail(d, err, "expire open games");
+	dbi_finish(d, st);
 	return r;
 }
 

@@ -31,6 +31,7 @@ typedef struct db_seat {
 	char *name;
 	char *email;     /* NULL when none */
 	char *client_seed;  /* the seat's client seed for the dice, NULL when none */
+	int open;        /* waits for a player (migration 0015): its name is the seat's, nobody holds its token */
 } db_seat;
 
 typedef struct db_game {
@@ -53,6 +54,8 @@ typedef struct db_game {
 	long long version;      /* bumped by every change to what a view shows (migration 0012) */
 	char *created_at;
 	char *updated_at;
+	int open_seats;         /* seats still open: the game has not started while running with any */
+	char *open_until;       /* when an unfilled game lapses (UTC text), NULL when it had no open seat */
 	int nseats;
 	db_seat seats[DB_MAX_SEATS];
 } db_game;
@@ -139,6 +142,21 @@ int db_game_version(db *d, const char *id, long long *version, db_error *err);
 /* Insert a new game and its seats; token_hashes[i] belongs to seats[i]. */
 int db_game_insert(db *d, const db_game *g, const unsigned char token_hashes[][DB_HASH_BYTES],
 		   db_error *err);
+
+/*
+ * Seat of a game fills an open seat: its name, email (may be NULL) and the
+ * joiner's token hash are stored, the seat is no longer open and the game has
+ * one open seat fewer. DB_E_CONFLICT when the seat is not open (nothing changed).
+ */
+int db_seat_join(db *d, const char *game_id, int seat, const char *name, const char *email,
+		 const unsigned char token_hash[DB_HASH_BYTES], const char *now, db_error *err);
+
+/*
+ * Up to max running games with open seats whose open_until is at or before
+ * now (UTC text) end unplayed: status over, result "expired", no ranks; *n
+ * how many. Their ids are written to ids (each DB_GAME_ID_TEXT bytes).
+ */
+int db_games_expire_open(db *d, const char *now, char (*ids)[DB_GAME_ID_TEXT], int max, int *n, db_error *err);
 
 /* Load a game with its seats. Caller frees with db_game_free. */
 int db_game_load(db *d, const char *id, db_game **out, db_error *err);

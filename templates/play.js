@@ -291,7 +291,8 @@
 	function stateOf(game) {
 		return game.ply + '|' + game.status + '|' + (game.draw_offer || '') + '|' +
 			(game.draw_offer ? game.draw_accepted_by.map(function (s) { return s + ','; }).join('') : '') +
-			(game.clock ? game.clock.seats.map(function (s) { return '|' + (s.deadline || ''); }).join('') : '');
+			(game.clock ? game.clock.seats.map(function (s) { return '|' + (s.deadline || ''); }).join('') : '') +
+			(game.open_seats ? '|o' + game.open_seats : '');
 	}
 
 	/* Follow the game: through its event stream when the browser has one that works, else by polling. */

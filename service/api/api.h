@@ -11,6 +11,11 @@ void api_variants(http_request *req, http_response *res);
 void api_create_game(http_request *req, http_response *res);
 /* GET /api/games?status=&variant=&limit=&cursor=: the listed games, newest first (game_list.h). */
 void api_list_games(http_request *req, http_response *res);
+/*
+ * POST /api/games/{id}/join: {"seat" (optional), "name", "email" (optional)}
+ * takes an open seat; 201 {"id", "seat", "name", "token", "url", "started"}.
+ */
+void api_join_game(http_request *req, http_response *res);
 void api_get_game(http_request *req, http_response *res);
 void api_post_move(http_request *req, http_response *res);
 /* GET /api/games/{id}/check?move=: a move read without playing it, with its continuations when partial. */

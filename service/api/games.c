@@ -76,11 +76,18 @@ void api_create_game(http_request *req, http_response *res)
 		goto out;
 	}
 	json_array_foreach(jseats, i, s) {
-		seats[i].email = NULL;
-		if (json_unpack_ex(s, &je, JSON_STRICT, "{s:s, s?s}", "name", &seats[i].name,
-				   "email", &seats[i].email)) {
-			app_fail(&err, E_BAD_REQUEST, "seat %zu: expected {\"name\": string, \"email\": string}: %s",
-				 i + 1, je.text);
+		memset(&seats[i], 0, sizeof seats[i]);
+		/* An open seat is {"open": true} and nothing else. */
+		if (json_is_object(s) && json_object_get(s, "open")) {
+			seats[i].open = 1;
+			if (json_object_size(s) != 1 || !json_is_true(json_object_get(s, "open"))) {
+				app_fail(&err, E_BAD_REQUEST, "seat %zu: an open seat is {\"open\": true} alone", i + 1);
+				goto out;
+			}
+		} else if (json_unpack_ex(s, &je, JSON_STRICT, "{s:s, s?s}", "name", &seats[i].name,
+					  "email", &seats[i].email)) {
+			app_fail(&err, E_BAD_REQUEST, "seat %zu: expected {\"name\": string, \"email\": string} "
+				 "or {\"open\": true}: %s", i + 1, je.text);
 			goto out;
 		}
 	}
@@ -91,6 +98,10 @@ void api_create_game(http_request *req, http_response *res)
 	const rules_game *rg = rules_find(variant, 0);
 	out_seats = json_array();
 	for (int k = 0; k < created.nseats; k++) {
+		if (seats[k].open) {
+			json_array_append_new(out_seats, json_pack("{s:s, s:b}", "seat", rg->seat_names[k], "open", 1));
+			continue;
+		}
 		char *url = link_seat(req->app, created.id, created.tokens[k]);
 		json_array_append_new(out_seats, json_pack("{s:s, s:s, s:s, s:s}",
 			"seat", rg->seat_names[k], "name", seats[k].name,

@@ -246,7 +246,7 @@ static int parse_count(const char *s, unsigned max, unsigned *out)
 
 static int create_demo(app *a)
 {
-	game_seat_in seats[2] = {{"Ann", NULL}, {"Ben", NULL}};
+	game_seat_in seats[2] = {{"Ann", NULL, 0}, {"Ben", NULL, 0}};
 	game_created c;
 	app_error err;
 

@@ -20,6 +20,7 @@ static const http_route routes[] = {
 	{"POST", "/api/games",                 AUTH_NONE,     BODY_JSON, LIMIT_BODY_JSON,  1, api_create_game},
 	{"GET",  "/api/games",                 AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, api_list_games},
 	{"GET",  "/api/games/{}",              AUTH_OPTIONAL, BODY_NONE, LIMIT_BODY_NONE,  1, api_get_game},
+	{"POST", "/api/games/{}/join",         AUTH_NONE,     BODY_JSON, LIMIT_BODY_JSON,  1, api_join_game},
 	{"GET",  "/api/games/{}/events",       AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, events_serve},
 	{"GET",  "/api/games/{}/moves",        AUTH_OPTIONAL, BODY_NONE, LIMIT_BODY_NONE,  1, api_get_moves},
 	{"POST", "/api/games/{}/moves",        AUTH_SEAT,     BODY_JSON, LIMIT_BODY_JSON,  1, api_post_move},
@@ -45,6 +46,7 @@ static const http_route routes[] = {
 	{"GET",  "/games/{}/moves",            AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_moves},
 	/* An image: its errors are JSON, whose codes a client can read. */
 	{"GET",  "/games/{}/board.svg",        AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, page_board_svg},
+	{"POST", "/games/{}/join",             AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_join},
 	{"POST", "/games/{}/move",             AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_move},
 	{"POST", "/games/{}/resign",           AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_resign},
 	{"POST", "/games/{}/draw",             AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_draw},

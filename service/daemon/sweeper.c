@@ -160,6 +160,34 @@ static int sweep_reminders(app *a, long long now)
 }
 
 /*
+ * Open games nobody filled in time end unplayed (game_expire_open). Finding
+ * them reads every game's row, so it is done once per LIMIT_OPEN_SWEEP_S (the
+ * first an interval after the start, not while the daemon starts up): a game
+ * lapses within that much of its open_until, and the join refuses one that
+ * lapsed meanwhile. Under the app lock, as every job.
+ */
+static long long open_swept_at;
+
+static int sweep_open_games(app *a, long long now)
+{
+	app_error err;
+	int n;
+
+	if (!open_swept_at)
+		open_swept_at = now;
+	if (now < open_swept_at + LIMIT_OPEN_SWEEP_S)
+		return 0;
+	do {
+		if (game_expire_open(a, now, &n, &err)) {
+			log_event("sweep: cannot end the lapsed open games: %s", err.message);
+			return -1;
+		}
+	} while (n == LIMIT_CLOCK_SWEEP_BATCH);
+	open_swept_at = now;
+	return 0;
+}
+
+/*
  * The jobs, in order. A job is called with a->lock held and the current unix time, does its
  * own transactions, logs what it did and returns 0, or nonzero when it failed (it is tried again
  * at the next sweep). Mail it queues is sent at once.
@@ -171,6 +199,7 @@ static int (*const jobs[])(app *a, long long now) = {
 	sweep_vacations,
 	sweep_timeouts,
 	sweep_reminders,
+	sweep_open_games,
 	sweep_heartbeat,   /* last: a heartbeat at t says a whole sweep ran at t */
 };
 

@@ -167,9 +167,10 @@ static int check_node(struct checker *c, const rules_position *pos, const json_t
 static int check_now(const game_loaded *g, int seat, app_error *err)
 {
 	unsigned turn = game_turn_mask(g);
+	int r = game_check_running(g, err);
 
-	if (g->rec->over)
-		return app_fail(err, E_GAME_OVER, "the game is over: %s", g->rec->result ? g->rec->result : "");
+	if (r)
+		return r;
 	if ((g->rules->has_secrets && g->rules->has_secrets(g->pos)) || (turn & (turn - 1)))
 		return app_fail(err, E_CONDITIONAL_NOT_NOW, "conditional moves wait until the hidden setup is over");
 	if (turn & (1u << seat))

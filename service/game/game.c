@@ -96,9 +96,14 @@ void game_loaded_free(game_loaded *g)
 	memset(g, 0, sizeof *g);
 }
 
+int game_open(const game_loaded *g)
+{
+	return !g->rec->over && g->rec->open_seats > 0;
+}
+
 unsigned game_turn_mask(const game_loaded *g)
 {
-	if (g->rec->over)
+	if (g->rec->over || game_open(g))
 		return 0;
 	return g->rules->turn(g->pos);
 }
@@ -122,6 +127,9 @@ int game_check_running(const game_loaded *g, app_error *err)
 {
 	if (g->rec->over)
 		return app_fail(err, E_GAME_OVER, "the game is over: %s", g->rec->result ? g->rec->result : "");
+	if (game_open(g))
+		return app_fail(err, E_NOT_STARTED, "the game has not started: it waits for %d more player%s to take "
+				"its open seats", g->rec->open_seats, g->rec->open_seats == 1 ? "" : "s");
 	return 0;
 }
 

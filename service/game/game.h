@@ -60,13 +60,20 @@ void game_loaded_free(game_loaded *g);
  */
 int game_ply_limit(const rules_game *rules);
 
-/* Seat names that may act now in a loaded game (bit mask of seats). */
+/*
+ * Whether g is open: running with seats that wait for players (migration
+ * 0015). An open game has not started: it waits for nobody's move, its
+ * clocks stand, and nothing may change it but a player taking a seat.
+ */
+int game_open(const game_loaded *g);
+
+/* Seat names that may act now in a loaded game (bit mask of seats; none while it is open). */
 unsigned game_turn_mask(const game_loaded *g);
 
 /* Seats still in the game (bit mask): a draw is theirs, and the others lose. */
 unsigned game_seats_in_play(const game_loaded *g);
 
-/* E_GAME_OVER with the result when g is over; 0 while it runs. */
+/* E_GAME_OVER with the result when g is over, E_NOT_STARTED while it is open; 0 while it runs. */
 int game_check_running(const game_loaded *g, app_error *err);
 
 /* A rules error (a move refused) as the service's error code and message. */

@@ -318,7 +318,7 @@ static void legal_moves(const game_loaded *g, int seat, json_t **texts, json_t *
 	*options = json_array();
 	size_t answers = 0;
 
-	if (!g->rec->over) {
+	if (!g->rec->over && !game_open(g)) {
 		answers = g->rules->legal_moves(g->pos, seat, &list);
 		if (g->rules->anytime_moves)
 			g->rules->anytime_moves(g->pos, seat, &list);
@@ -355,7 +355,7 @@ static json_t *finishing_places(const rules_game *rules, json_t *ranks)
 
 int view_client_seeds_open(const game_loaded *g)
 {
-	return !g->rec->over && g->rec->dice_version >= DICE_V2 && !g->rec->dice_rolled;
+	return !g->rec->over && !game_open(g) && g->rec->dice_version >= DICE_V2 && !g->rec->dice_rolled;
 }
 
 /* A seat's client seed as JSON: the string, or null when it has none. */
@@ -406,9 +406,9 @@ json_t *view_game_timeless(const game_loaded *g, int seat)
 	json_t *seats = json_array(), *o;
 
 	for (int i = 0; i < rec->nseats; i++)
-		json_array_append_new(seats, json_pack("{s:s, s:s, s:o}", "seat",
+		json_array_append_new(seats, json_pack("{s:s, s:s, s:o, s:b}", "seat",
 			g->rules->seat_names[rec->seats[i].seat], "name", rec->seats[i].name,
-			"client_seed", client_seed(&rec->seats[i])));
+			"client_seed", client_seed(&rec->seats[i]), "open", rec->seats[i].open));
 	o = json_pack("{s:s, s:s, s:s, s:i, s:s, s:i, s:o, s:o, s:o, s:s, s:o}",
 		"id", rec->id,
 		"variant", rec->variant,
@@ -425,6 +425,9 @@ json_t *view_game_timeless(const game_loaded *g, int seat)
 	json_object_set_new(o, "version", json_integer(rec->version));
 	json_object_set_new(o, "dice_version", json_integer(rec->dice_version));
 	json_object_set_new(o, "client_seeds_open", json_boolean(view_client_seeds_open(g)));
+	json_object_set_new(o, "open_seats", json_integer(rec->open_seats));
+	if (rec->open_seats > 0 && rec->open_until)
+		json_object_set_new(o, "open_until", json_string(rec->open_until));
 	if (rec->over) {
 		json_t *ranks = json_loads(rec->ranks ? rec->ranks : "[]", 0, NULL);
 		if (!ranks)

@@ -192,8 +192,12 @@ static const char *opponents(const game_loaded *g, int seat, GString *buf)
 	for (int i = 0; i < g->rec->nseats; i++) {
 		if (i == seat)
 			continue;
-		g_string_append_printf(buf, "%s%s (%s)", first ? "" : ", ", g->rec->seats[i].name,
-				       g->rules->seat_names[i]);
+		if (g->rec->seats[i].open)
+			g_string_append_printf(buf, "%swhoever takes the open seat %s", first ? "" : ", ",
+					       g->rules->seat_names[i]);
+		else
+			g_string_append_printf(buf, "%s%s (%s)", first ? "" : ", ", g->rec->seats[i].name,
+					       g->rules->seat_names[i]);
 		first = 0;
 	}
 	return buf->str;
@@ -300,48 +304,58 @@ static void append_position(app *a, const game_loaded *g, int seat, int to_move,
 			       "revealed when the game ends.)\n", g->rec->commitment);
 }
 
+/* Seat i's invitation to g, with a seat link of its own, if its address may have one. */
+static int invite(app *a, const game_loaded *g, int i, db_error *err)
+{
+	const db_seat *s = &g->rec->seats[i];
+	GString *t, *opp;
+	char *link;
+	long long address;
+	int to_move = (game_turn_mask(g) >> i) & 1, first = consent_may_offer(a, s->email), ok, r;
+
+	if ((r = seat_may_mail(a, g, i, "invitation", &address, &ok, err)))
+		return r;
+	if (!ok)
+		return 0;
+	/* A link of the mail's own, not the seat's token: using it shows the mail was read. */
+	if (!(link = mint_seat_link(a, g->rec->id, i, err)))
+		return err->code;
+	t = g_string_new(NULL);
+	opp = g_string_new(NULL);
+	g_string_append_printf(t, "Hello %s,\n\nyou are invited to play %s on Rookery, as %s against %s.\n"
+			       "%s\n\nPlay from your mail client by replying to the mails of this game, "
+			       "or in the browser.\n", s->name, g->rules->title, g->rules->seat_names[i],
+			       opponents(g, i, opp), g->rules->summary);
+	if (game_open(g))
+		g_string_append_printf(t, "\nThe game starts once its open seats are taken (%d still wait for a "
+				       "player; anyone may take one at %s/games/%s). If nobody does by %s (UTC), "
+				       "it lapses unplayed.\n", g->rec->open_seats, a->base_url, g->rec->id,
+				       g->rec->open_until ? g->rec->open_until : "");
+	if (first)
+		g_string_append(t, "\nThis is the only mail Rookery sends you until you answer it: reply to it, "
+				"play a move with your link below, or open the link and press \"Send me mail about "
+				"this game\". If you do nothing, Rookery will not write to you again.\n");
+	g_string_append_printf(t, to_move ? "\nYou move first.\n" : first ?
+			       "\nOnce you answer, you will get a mail whenever it is your move.\n" :
+			       "\nYou will get a mail whenever it is your move.\n");
+	append_position(a, g, i, to_move, link, t);
+	r = queue_to_seat(a, g, i, "invitation", t->str, address, 1, err);
+	free(link);
+	g_string_free(t, TRUE);
+	g_string_free(opp, TRUE);
+	return r;
+}
+
 int notify_created(app *a, const game_loaded *g, db_error *err)
 {
-	unsigned turn = game_turn_mask(g);
+	int r = 0;
 
 	if (!a->mail)
 		return 0;
-	for (int i = 0; i < g->rec->nseats; i++) {
-		const db_seat *s = &g->rec->seats[i];
-		GString *t, *opp;
-		char *link;
-		long long address;
-		int to_move = (turn >> i) & 1, first = consent_may_offer(a, s->email), ok, r;
-
-		if ((r = seat_may_mail(a, g, i, "invitation", &address, &ok, err)))
-			return r;
-		if (!ok)
-			continue;
-		/* A link of the mail's own, not the seat's token: using it shows the mail was read. */
-		if (!(link = mint_seat_link(a, g->rec->id, i, err)))
-			return err->code;
-		t = g_string_new(NULL);
-		opp = g_string_new(NULL);
-		g_string_append_printf(t, "Hello %s,\n\nyou are invited to play %s on Rookery, as %s against %s.\n"
-				       "%s\n\nPlay from your mail client by replying to the mails of this game, "
-				       "or in the browser.\n", s->name, g->rules->title, g->rules->seat_names[i],
-				       opponents(g, i, opp), g->rules->summary);
-		if (first)
-			g_string_append(t, "\nThis is the only mail Rookery sends you until you answer it: reply to it, "
-					"play a move with your link below, or open the link and press \"Send me mail about "
-					"this game\". If you do nothing, Rookery will not write to you again.\n");
-		g_string_append_printf(t, to_move ? "\nYou move first.\n" : first ?
-				       "\nOnce you answer, you will get a mail whenever it is your move.\n" :
-				       "\nYou will get a mail whenever it is your move.\n");
-		append_position(a, g, i, to_move, link, t);
-		r = queue_to_seat(a, g, i, "invitation", t->str, address, 1, err);
-		free(link);
-		g_string_free(t, TRUE);
-		g_string_free(opp, TRUE);
-		if (r)
-			return r;
-	}
-	return 0;
+	/* An open seat has no address: it gets its invitation when a player takes it. */
+	for (int i = 0; !r && i < g->rec->nseats; i++)
+		r = invite(a, g, i, err);
+	return r;
 }
 
 /* The game is over: tell everyone with an address the result, the final position and the seed. */
@@ -375,7 +389,8 @@ static int notify_over(app *a, const game_loaded *g, db_error *err)
 	return 0;
 }
 
-static int notify_turns(app *a, const game_loaded *g, int mover, const char *what, db_error *err)
+/* Your-move mails to the seats g now waits for but except (-1: none), each opening with lead, a sentence. */
+static int notify_turns(app *a, const game_loaded *g, int except, const char *lead, db_error *err)
 {
 	unsigned turn = game_turn_mask(g);
 
@@ -386,7 +401,7 @@ static int notify_turns(app *a, const game_loaded *g, int mover, const char *wha
 		long long address;
 		int ok, r;
 
-		if (!((turn >> i) & 1))
+		if (!((turn >> i) & 1) || i == except)
 			continue;
 		/* A seat whose conditional answer is played at once hears of that instead. */
 		conditional_state st;
@@ -403,9 +418,8 @@ static int notify_turns(app *a, const game_loaded *g, int mover, const char *wha
 		if (!(link = mint_seat_link(a, g->rec->id, i, err)))
 			return err->code;
 		t = g_string_new(NULL);
-		g_string_append_printf(t, "Hello %s,\n\n%s (%s) %s. It is your move in %s game %s (you play %s).\n",
-				       s->name, g->rec->seats[mover].name, g->rules->seat_names[mover], what,
-				       g->rules->title, g->rec->id, g->rules->seat_names[i]);
+		g_string_append_printf(t, "Hello %s,\n\n%s It is your move in %s game %s (you play %s).\n",
+				       s->name, lead, g->rules->title, g->rec->id, g->rules->seat_names[i]);
 		append_position(a, g, i, 1, link, t);
 		r = queue_to_seat(a, g, i, "your_turn", t->str, address, 0, err);
 		g_string_free(t, TRUE);
@@ -474,7 +488,9 @@ int notify_moved(app *a, const game_loaded *g, const game_move_done *done, const
 	/* A secret move (a hidden setup) is named to nobody but its author. */
 	what = done->secret ? xstrdup("made a hidden move") : *done->note ?
 		xasprintf("played %s (%s)", done->move, done->note) : xasprintf("played %s", done->move);
-	r = notify_turns(a, g, done->seat, what, err);
+	char *lead = xasprintf("%s (%s) %s.", g->rec->seats[done->seat].name, g->rules->seat_names[done->seat], what);
+	r = notify_turns(a, g, -1, lead, err);
+	free(lead);
 	if (!r && !strcmp(channel, "mail")) {
 		char *mine = *done->note ? xasprintf("move %s (%s)", done->move, done->note) :
 			xasprintf("move %s", done->move);
@@ -482,6 +498,22 @@ int notify_moved(app *a, const game_loaded *g, const game_move_done *done, const
 		free(mine);
 	}
 	free(what);
+	return r;
+}
+
+int notify_joined(app *a, const game_loaded *g, int seat, db_error *err)
+{
+	char *lead;
+	int r;
+
+	if (!a->mail)
+		return 0;
+	if ((r = invite(a, g, seat, err)) || game_open(g))
+		return r;
+	lead = xasprintf("%s took the last open seat (%s): the game has begun.", g->rec->seats[seat].name,
+			 g->rules->seat_names[seat]);
+	r = notify_turns(a, g, seat, lead, err);
+	free(lead);
 	return r;
 }
 

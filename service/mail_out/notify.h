@@ -11,8 +11,19 @@
  * cap. Each mail to a seat carries the seat's live reply address.
  */
 
-/* A new game: an invitation (with a seat link of its own) to every seat that has an email address. */
+/*
+ * A new game: an invitation (with a seat link of its own) to every seat that
+ * has an email address. In an open game it says that the game starts once its
+ * open seats are taken.
+ */
 int notify_created(app *a, const game_loaded *g, db_error *err);
+
+/*
+ * Seat was just taken by a player joining g (as it now is): its invitation;
+ * and when that was the last open seat, the game has begun: your-move mails
+ * to the other seats it waits for (the joiner's invitation says it moves first).
+ */
+int notify_joined(app *a, const game_loaded *g, int seat, db_error *err);
 
 /*
  * After the move done (g as it left it): your-turn mails to the seats now to move, or game-over

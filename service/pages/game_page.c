@@ -112,7 +112,7 @@ static json_t *history_model(app *a, const game_loaded *g, int viewer, int from,
 
 /*
  * What the page's live updates compare: a game page is stale once the ply,
- * the status, the draw offer or a deadline changed. play.js builds the same text from
+ * the status, the draw offer, a deadline or the open seats changed. play.js builds the same text from
  * GET /api/games/{id}.
  */
 static json_t *state_key(const game_loaded *g)
@@ -131,6 +131,9 @@ static json_t *state_key(const game_loaded *g)
 			clock_iso(g->clock->seats[i].deadline, at);
 		n += snprintf(key + n, sizeof key - (size_t)n, "|%s", at);
 	}
+	/* A player taking an open seat changes no ply: the page of an open game follows their count. */
+	if (g->rec->open_seats)
+		snprintf(key + n, sizeof key - (size_t)n, "|o%d", g->rec->open_seats);
 	return json_string(key);
 }
 
@@ -213,7 +216,7 @@ static json_t *give_targets(const game_loaded *g, int seat)
 	unsigned in = g->rules->in_play ? g->rules->in_play(g->pos) : (1u << g->rules->nseats) - 1;
 	json_t *list = json_array();
 
-	for (int i = 0; g->clock && !g->rec->over && i < g->rules->nseats; i++)
+	for (int i = 0; g->clock && !g->rec->over && !game_open(g) && i < g->rules->nseats; i++)
 		if (i != seat && (in >> i) & 1)
 			json_array_append_new(list, json_string(g->rules->seat_names[i]));
 	return list;
@@ -226,7 +229,7 @@ static json_t *give_targets(const game_loaded *g, int seat)
 static json_t *conditional_model(app *a, const game_loaded *g, int seat)
 {
 	app_error err;
-	json_t *tree = g->rec->over ? NULL : game_conditional_get(a, g->rec->id, seat, &err);
+	json_t *tree = g->rec->over || game_open(g) ? NULL : game_conditional_get(a, g->rec->id, seat, &err);
 	char *lines;
 	json_t *m;
 
@@ -238,6 +241,32 @@ static json_t *conditional_model(app *a, const game_loaded *g, int seat)
 	free(lines);
 	json_decref(tree);
 	return m;
+}
+
+/*
+ * An open game's page says how many players it waits for and until when
+ * ("waiting"); to a reader without a seat it offers its open seats to take
+ * ("join": the seats, and the form token of a form that needs no seat).
+ */
+static void open_model(http_request *req, http_response *res, const game_loaded *g, int seat, json_t *m)
+{
+	json_t *seats = json_array();
+	int n = g->rec->open_seats;
+
+	if (!game_open(g)) {
+		json_decref(seats);
+		return;
+	}
+	for (int i = 0; i < g->rec->nseats; i++)
+		if (g->rec->seats[i].open)
+			json_array_append_new(seats, json_string(g->rules->seat_names[i]));
+	json_object_set_new(m, "waiting", json_pack("{s:o, s:s}", "players", json_sprintf("%d more player%s", n,
+		n == 1 ? "" : "s"), "until", g->rec->open_until ? g->rec->open_until : ""));
+	if (seat < 0)
+		json_object_set_new(m, "join", json_pack("{s:o, s:o, s:i, s:i}", "seats", seats, "csrf",
+			page_form_csrf(req, res), "name_max", LIMIT_NAME, "email_max", LIMIT_EMAIL));
+	else
+		json_decref(seats);
 }
 
 /* Render the game page; seat >= 0 with token shows the seat's controls. */
@@ -277,6 +306,8 @@ void page_render_game(http_request *req, http_response *res, int status, const g
 	json_object_set_new(m, "setup_editor", json_boolean(!strcmp(g->rules->id, "cyvasse") && first &&
 							   !strncmp(first, "setup ", 6)));
 	json_object_set_new(m, "over", json_boolean(g->rec->over));
+	json_object_set_new(m, "playing", json_boolean(!g->rec->over && !game_open(g)));
+	open_model(req, res, g, seat, m);
 	json_object_set_new(m, "dice_v2", json_boolean(g->rec->dice_version >= DICE_V2));
 	json_object_set_new(m, "seeds_open", json_boolean(view_client_seeds_open(g)));
 	json_object_set_new(m, "seed_limit", json_integer(LIMIT_CLIENT_SEED));
@@ -296,7 +327,7 @@ void page_render_game(http_request *req, http_response *res, int status, const g
 			"ply", g->rec->ply,
 			"to_move", !g->rec->over && (turn & (1u << seat)),
 			"can_move", json_array_size(json_object_get(game, "legal")) > 0,
-			"can_offer", !g->rec->over && offer < 0,
+			"can_offer", !g->rec->over && !game_open(g) && offer < 0,
 			"can_answer", !g->rec->over && offer >= 0 && !agreed,
 			"can_withdraw", !g->rec->over && offer == seat,
 			"typed", typed ? typed : ""));
@@ -312,7 +343,8 @@ void page_render_game(http_request *req, http_response *res, int status, const g
 		json_object_set_new(viewer, "give_to", targets);
 		char player[VACATION_PLAYER_TEXT];
 		vacation_player(g->rec, seat, player, sizeof player);
-		json_object_set_new(viewer, "messages", page_messages_model(req->app, g, seat));
+		/* Before the start the seats are not all there: no messages yet. */
+		json_object_set_new(viewer, "messages", game_open(g) ? json_null() : page_messages_model(req->app, g, seat));
 		json_object_set_new(viewer, "vacation", page_vacation_model(req->app, g->rec->id, token, player));
 		json_object_set_new(viewer, "conditional", conditional_model(req->app, g, seat));
 		json_object_set_new(m, "self_url", json_sprintf("/games/%s?seat=%s", g->rec->id, token));

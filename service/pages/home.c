@@ -92,20 +92,35 @@ void page_create(http_request *req, http_response *res)
 		emails[i] = http_form_field(req, key);
 		seats[i].name = names[i] && *names[i] ? names[i] : rg->seat_names[i];
 		seats[i].email = emails[i];
+		/* A seat left open (checkbox open{N}) takes no name or address, whatever was typed. */
+		snprintf(key, sizeof key, "open%d", i);
+		char *left_open = http_form_field(req, key);
+		if ((seats[i].open = left_open && !strcmp(left_open, "1")))
+			seats[i].name = seats[i].email = NULL;
+		free(left_open);
 	}
 	http_client_address(req, client, sizeof client);
 	if (form_clock(req, &clock, &err) ||
 	    game_create_timed(req->app, client, rg->id, seats, rg->nseats, &clock, &c, &err))
 		goto out;
 	json_t *links = json_array();
+	int any_open = 0;
 	for (int i = 0; i < c.nseats; i++) {
+		any_open |= seats[i].open;
+		if (seats[i].open) {
+			json_array_append_new(links, json_pack("{s:s, s:b}", "seat", rg->seat_names[i], "open", 1));
+			continue;
+		}
 		char *url = link_seat(req->app, c.id, c.tokens[i]);
-		json_array_append_new(links, json_pack("{s:s, s:s, s:s}", "seat", rg->seat_names[i],
-			"name", seats[i].name, "url", url));
+		json_array_append_new(links, json_pack("{s:s, s:s, s:s, s:b}", "seat", rg->seat_names[i],
+			"name", seats[i].name, "url", url, "open", 0));
 		free(url);
 	}
-	page_render(req, res, 201, "created.html", json_pack("{s:s, s:s, s:s, s:o}", "title",
-		"Game created", "id", c.id, "variant", rg->title, "links", links));
+	char *game_url = link_game(req->app, c.id);
+	page_render(req, res, 201, "created.html", json_pack("{s:s, s:s, s:s, s:o, s:b, s:s}", "title",
+		"Game created", "id", c.id, "variant", rg->title, "links", links, "has_open", any_open,
+		"game_url", game_url));
+	free(game_url);
 out:
 	if (err.code) {
 		json_t *m = json_pack("{s:s, s:o, s:s, s:o}", "title", "Rookery", "variants",

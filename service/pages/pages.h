@@ -7,6 +7,8 @@
 void page_home(http_request *req, http_response *res);
 void page_create(http_request *req, http_response *res);
 void page_game(http_request *req, http_response *res);
+/* POST /games/{id}/join: an open game's join form (fields csrf, seat, name, email); 303 to the new seat link. */
+void page_join(http_request *req, http_response *res);
 void page_move(http_request *req, http_response *res);
 void page_resign(http_request *req, http_response *res);
 void page_draw(http_request *req, http_response *res);

@@ -83,6 +83,19 @@ void change_draw_result(const game_loaded *g, unsigned all, const char *summary,
  */
 int change_save_clock(app *a, game_loaded *g, unsigned movers, db_error *de);
 
+/*
+ * A player's name and email address as a seat takes them (create.c), who
+ * naming the seat in the error: 0, or E_BAD_REQUEST / E_TOO_LARGE.
+ */
+int create_seat_check(const game_seat_in *s, const char *who, app_error *err);
+
+/*
+ * Count a new seat-taking from client (a game created, or an open seat
+ * joined) against the per-address limits of games and invitations by mail,
+ * in a transaction of its own: 0, or E_RATE_LIMITED. client NULL: no limit.
+ */
+int create_rate_limit(app *a, const char *client, const game_seat_in *seats, int nseats, app_error *err);
+
 /* Check seat's message text to the seat named to (NULL: all) for g into *out (message.c). */
 int message_check(const game_loaded *g, int seat, const char *text, const char *to, game_message *out,
 		  app_error *err);

@@ -139,15 +139,20 @@ json_t *game_conditional_get(app *a, const char *id, int seat, app_error *err)
 
 int game_conditional_clear(app *a, const char *id, int seat, app_error *err)
 {
+	game_loaded g = {0};
 	db_error de;
 	int r;
 
 	if ((r = db_begin(app_db(a), &de)))
 		return app_storage_fail(err, &de);
-	if (!(r = db_conditional_delete(app_db(a), id, seat, &de)))
-		r = db_commit(app_db(a), &de);
+	/* A game over may have its trees cleared (there are none); one not started has none to clear. */
+	if (!(r = game_load(a, id, &g, err)) && game_open(&g))
+		r = game_check_running(&g, err);
+	if (!r && (db_conditional_delete(app_db(a), id, seat, &de) || db_commit(app_db(a), &de)))
+		r = app_storage_fail(err, &de);
 	db_rollback(app_db(a));
-	return r ? app_storage_fail(err, &de) : 0;
+	game_loaded_free(&g);
+	return r;
 }
 
 /* Clear seat's tree and tell it why (why: the end of a sentence). */

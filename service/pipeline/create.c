@@ -7,6 +7,7 @@
 #include "core/utc.h"
 #include "game/dice.h"
 #include "mail_out/notify.h"
+#include "pipeline/change.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -27,22 +28,34 @@ static void new_game_id(char out[GAME_ID_TEXT])
 	out[GAME_ID_TEXT - 1] = 0;
 }
 
-static int check_seat_input(const game_seat_in *s, int i, app_error *err)
+int create_seat_check(const game_seat_in *s, const char *who, app_error *err)
 {
 	if (!s->name || !*s->name)
-		return app_fail(err, E_BAD_REQUEST, "seat %d needs a name", i + 1);
+		return app_fail(err, E_BAD_REQUEST, "%s needs a name", who);
 	if (strlen(s->name) > LIMIT_NAME)
-		return app_fail(err, E_TOO_LARGE, "seat %d: names are at most %d bytes", i + 1, LIMIT_NAME);
+		return app_fail(err, E_TOO_LARGE, "%s: names are at most %d bytes", who, LIMIT_NAME);
 	if (!text_printable(s->name))
-		return app_fail(err, E_BAD_REQUEST, "seat %d: the name must be UTF-8 text without control characters "
-				"(line breaks, tabs, direction marks and overrides)", i + 1);
+		return app_fail(err, E_BAD_REQUEST, "%s: the name must be UTF-8 text without control characters "
+				"(line breaks, tabs, direction marks and overrides)", who);
 	if (s->email && *s->email) {
 		if (strlen(s->email) > LIMIT_EMAIL)
-			return app_fail(err, E_TOO_LARGE, "seat %d: the email address is too long", i + 1);
+			return app_fail(err, E_TOO_LARGE, "%s: the email address is too long", who);
 		if (!text_email_plausible(s->email))
-			return app_fail(err, E_BAD_REQUEST, "seat %d: \"%s\" is not an email address", i + 1, s->email);
+			return app_fail(err, E_BAD_REQUEST, "%s: \"%s\" is not an email address", who, s->email);
 	}
 	return 0;
+}
+
+/* Seat i of a new game: a player's, or an open seat with neither name nor address. */
+static int check_seat_input(const game_seat_in *s, int i, app_error *err)
+{
+	char who[24];
+
+	snprintf(who, sizeof who, "seat %d", i + 1);
+	if (s->open)
+		return (s->name && *s->name) || (s->email && *s->email) ?
+			app_fail(err, E_BAD_REQUEST, "%s is open: it takes no name or email address", who) : 0;
+	return create_seat_check(s, who, err);
 }
 
 /* The invitations of a game just inserted, in the same transaction. */
@@ -79,8 +92,7 @@ static int invited_before(const game_seat_in *seats, int i)
  * counts are committed even when a limit is hit, so that hammering does not
  * reset them; the refused game is not created.
  */
-static int limit_creation(app *a, const char *client, const game_seat_in *seats, int nseats,
-			  app_error *err)
+int create_rate_limit(app *a, const char *client, const game_seat_in *seats, int nseats, app_error *err)
 {
 	long long now = (long long)time(NULL);
 	int any = 0, games_ok = 1, allowed = 1, ok = 0, r = 0;
@@ -183,7 +195,10 @@ int game_clock_parse(const json_t *j, game_clock_in *out, app_error *err)
 	return 0;
 }
 
-/* The clocks of a game just inserted: stopped, then started for the seats its first position waits for. */
+/*
+ * The clocks of a game just inserted: stopped, then started for the seats its
+ * first position waits for (none in an open game: they start when it does).
+ */
 static int insert_clock(app *a, const char *id, const game_clock_in *in, int nseats, unsigned turn, db_error *de)
 {
 	db_clock c;
@@ -204,7 +219,7 @@ int game_create_timed(app *a, const char *client, const char *variant, const gam
 	rules_error re;
 	db_error de;
 	db_game g = {0};
-	char now[32], commitment[DICE_COMMITMENT_HEX];
+	char now[32], commitment[DICE_COMMITMENT_HEX], until[32];
 	int r;
 
 	memset(out, 0, sizeof *out);
@@ -215,7 +230,7 @@ int game_create_timed(app *a, const char *client, const char *variant, const gam
 	for (int i = 0; i < nseats; i++)
 		if ((r = check_seat_input(&seats[i], i, err)))
 			return r;
-	if ((r = limit_creation(a, client, seats, nseats, err)))
+	if ((r = create_rate_limit(a, client, seats, nseats, err)))
 		return r;
 	if (rg->start(NULL, &pos, &re))
 		return app_fail(err, E_INTERNAL, "cannot set up %s: %s", rg->title, re.message);
@@ -235,10 +250,19 @@ int game_create_timed(app *a, const char *client, const char *variant, const gam
 	out->nseats = nseats;
 	for (int i = 0; i < nseats; i++) {
 		g.seats[i].seat = i;
-		g.seats[i].name = (char *)seats[i].name;
-		g.seats[i].email = seats[i].email && *seats[i].email ? (char *)seats[i].email : NULL;
+		g.seats[i].name = (char *)(seats[i].open ? rg->seat_names[i] : seats[i].name);
+		g.seats[i].email = !seats[i].open && seats[i].email && *seats[i].email ? (char *)seats[i].email : NULL;
+		g.seats[i].open = seats[i].open;
+		g.open_seats += seats[i].open;
 		token_new(out->tokens[i]);
 		token_hash(out->tokens[i], hashes[i]);
+		/* An open seat's token is thrown away: nobody holds it until a player joins with a new one. */
+		if (seats[i].open)
+			sodium_memzero(out->tokens[i], sizeof out->tokens[i]);
+	}
+	if (g.open_seats) {
+		clock_iso((long long)time(NULL) + LIMIT_OPEN_GAME_DAYS * CLOCK_DAY_S, until);
+		g.open_until = until;
 	}
 
 	/* A clash of random ids is rare but possible: draw again. */
@@ -249,7 +273,7 @@ int game_create_timed(app *a, const char *client, const char *variant, const gam
 			break;
 		r = db_game_insert(app_db(a), &g, (const unsigned char (*)[DB_HASH_BYTES])hashes, &de);
 		if (!r)
-			r = insert_clock(a, out->id, clock, nseats, rg->turn(pos), &de);
+			r = insert_clock(a, out->id, clock, nseats, g.open_seats ? 0 : rg->turn(pos), &de);
 		if (!r)
 			r = queue_invitations(a, out, &de);
 		if (!r)
@@ -266,6 +290,6 @@ int game_create_timed(app *a, const char *client, const char *variant, const gam
 		sodium_memzero(out->tokens, sizeof out->tokens);
 		return app_storage_fail(err, &de);
 	}
-	log_event("game %s created: %s, %d seats", out->id, rg->id, nseats);
+	log_event("game %s created: %s, %d seats, %d open", out->id, rg->id, nseats, g.open_seats);
 	return 0;
 }

@@ -59,6 +59,9 @@ int message_check(const game_loaded *g, int seat, const char *text, const char *
 	out->from = seat;
 	out->to = -1;
 	out->rules = g->rules;
+	/* Messages go on after the end, but not before the start: the seats are not all there. */
+	if (game_open(g))
+		return game_check_running(g, err);
 	if (to) {
 		for (int i = 0; i < g->rules->nseats; i++)
 			if (!strcasecmp(to, g->rules->seat_names[i]))

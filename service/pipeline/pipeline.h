@@ -19,12 +19,13 @@
 typedef struct game_seat_in {
 	const char *name;
 	const char *email;   /* may be NULL */
+	int open;            /* left for anyone to take (POST /api/games/{id}/join): no name, no email */
 } game_seat_in;
 
 typedef struct game_created {
 	char id[GAME_ID_TEXT];
 	int nseats;
-	char tokens[RULES_MAX_SEATS][TOKEN_TEXT];
+	char tokens[RULES_MAX_SEATS][TOKEN_TEXT];   /* "" for an open seat */
 } game_created;
 
 /*
@@ -33,6 +34,12 @@ typedef struct game_created {
  * The tokens exist only in *out. client is the creator's address, whose
  * games with invitations by mail are limited (E_RATE_LIMITED, nothing
  * created), or NULL for the server's own games (the demo).
+ *
+ * Seats may be open (any number, all of them too: a game set up for
+ * others): such a seat's row has the seat's name and a token nobody holds,
+ * and the game is open until LIMIT_OPEN_GAME_DAYS from now. An open game
+ * has not started: its clocks stand and its filled seats get only their
+ * invitations, until game_join fills the last seat.
  */
 int game_create(app *a, const char *client, const char *variant, const game_seat_in *seats, int nseats,
 		game_created *out, app_error *err);
@@ -53,6 +60,35 @@ int game_clock_parse(const json_t *j, game_clock_in *out, app_error *err);
 /* game_create with a time control (NULL or type DB_CLOCK_NONE: none). */
 int game_create_timed(app *a, const char *client, const char *variant, const game_seat_in *seats, int nseats,
 		      const game_clock_in *clock, game_created *out, app_error *err);
+
+/* A seat taken by game_join. */
+typedef struct game_joined {
+	int seat;
+	const char *seat_name;       /* its name, as /api/variants gives it */
+	int started;                 /* it was the last open seat: the game has begun */
+	char token[TOKEN_TEXT];      /* the seat's new token, which exists only here */
+} game_joined;
+
+/*
+ * A player (who: name and email, checked as create checks them) takes the
+ * open seat named seat_name (case-insensitive; NULL: the first open seat) of
+ * game id, first come first served, in one transaction: the seat gets a new
+ * token, the game one open seat fewer, and the player its invitation by
+ * mail. Taking the last one starts the game: the clocks of the seats to move
+ * run and they get the first your-move mails. client counts against
+ * create's per-address limits (E_RATE_LIMITED). E_SEAT_TAKEN when the seat
+ * (or every seat) is taken, E_GAME_OVER for a game over or lapsed,
+ * E_BAD_REQUEST for no such seat.
+ */
+int game_join(app *a, const char *client, const char *id, const char *seat_name, const game_seat_in *who,
+	      game_joined *out, app_error *err);
+
+/*
+ * Open games whose open_until passed by now end unplayed (result "expired",
+ * no ranks, no mail), at most LIMIT_CLOCK_SWEEP_BATCH at a time in one
+ * transaction; *count how many.
+ */
+int game_expire_open(app *a, long long now, int *count, app_error *err);
 
 /*
  * Submit a move line for seat at the expected ply. One transaction, begun
@@ -151,7 +187,7 @@ int game_conditional_put(app *a, const char *id, int seat, const json_t *tree, i
 /* Seat's conditional moves as stored ({"if": []} when none), or NULL with err. Reads only. */
 json_t *game_conditional_get(app *a, const char *id, int seat, app_error *err);
 
-/* Clear seat's conditional moves (none is no error). */
+/* Clear seat's conditional moves (none is no error; E_NOT_STARTED before the game starts). */
 int game_conditional_clear(app *a, const char *id, int seat, app_error *err);
 
 #endif

@@ -176,6 +176,7 @@ class FormTests(daemon.DaemonCase):
         me_tok, me_hdr = self.d.page_form("/me")
         routes = [
             ("/games", {"variant": "nchess", "name0": "A", "name1": "B", **home_tok}, home_hdr),
+            (f"/games/{gid}/join", {"seat": "North", "name": "C", **home_tok}, home_hdr),
             ("/me", {"email": "ann@players.test", **me_tok}, me_hdr),
             ("/me/" + "A" * 32, {"csrf": "0" * 64}, {}),
             (f"/games/{gid}/move", {**seat_fields, "ply": "0", "move": "S 7 1 6 1"}, {}),
@@ -204,8 +205,9 @@ class FormTests(daemon.DaemonCase):
                     self.assertEqual(r.status, 403, r)
                     self.assertIn("another site", r.text)
         self.assertEqual(self.d.snapshot(), before)
-        # The same posts with the page's own origin get past the check (the sign-in and unsubscribe
-        # tokens are made up, only a seat link that came by mail may ask for mail, the game has
+        # The same posts with the page's own origin get past the check (the game has no open seat to
+        # join, the sign-in and unsubscribe tokens are made up, only a seat link that came by mail
+        # may ask for mail, the game has
         # no clock to give time on, a vacation is taken, conditional moves are cleared (there were none),
         # and the resignation ends the game before the draw offer).
         statuses = []
@@ -213,7 +215,7 @@ class FormTests(daemon.DaemonCase):
             r = self.d.post_form(path, fields, origin=self.d.base, headers=headers)
             self.d.secrets.update(re.findall(r"\?seat=([A-Za-z0-9_-]+)", r.text))
             statuses.append(r.status)
-        self.assertEqual(statuses, [201, 200, 404, 303, 303, 403, 404, 409, 303, 303, 303, 303, 409])
+        self.assertEqual(statuses, [201, 409, 200, 404, 303, 303, 403, 404, 409, 303, 303, 303, 303, 409])
 
     def test_seat_forms_need_their_own_seat_and_form_token(self):
         """Every seat form refuses a made-up form token, and a seat link of another game."""

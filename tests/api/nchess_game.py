@@ -84,8 +84,10 @@ class ApiTests(DaemonCase):
         self.assertIsNone(g["result"])
         self.assertIsNone(g["draw_offer"])
         self.assertRegex(g["dice_commitment"], HEX64)
-        self.assertEqual(g["seats"], [{"seat": "South", "name": "Ann", "client_seed": None},
-                                      {"seat": "North", "name": "Ben", "client_seed": None}])
+        self.assertEqual(g["seats"], [{"seat": "South", "name": "Ann", "client_seed": None, "open": False},
+                                      {"seat": "North", "name": "Ben", "client_seed": None, "open": False}])
+        self.assertEqual(g["open_seats"], 0)
+        self.assertNotIn("open_until", g)
         self.assertEqual((g["dice_version"], g["client_seeds_open"]), (2, True))
         self.assertNotIn("legal_moves", g)
         self.assertNotIn("seat", g)

@@ -12,7 +12,8 @@ bad move through the page's form, and resigns seats until the game is over.
 It saves each page on the way to a temporary directory:
 
   the home page, and again with a form error; the page of each variant's rules;
-  the "created" page after POST /games from the home form, for each variant;
+  the "created" page after POST /games from the home form, for each variant, and with a seat left
+  open; that open game's public page with its join form (and the form's error), and its seat's page;
   each game's page for the public and for every seat (seat link from the create
   answer: /games/{id}?seat=TOKEN) at the start, after the moves and messages, with a draw
   offer pending, with a refused move, and once the game is over; a page of its
@@ -312,6 +313,19 @@ class HtmlValidTests(daemon.DaemonCase):
         self.post_page("mail page, a digest chosen", stop,
                        {"csrf": csrf, "action": "mail_mode", "mode": "digest", "hour": "7"}, 200, origin=d.base)
         self.post_page("my games, link sent to an address without games", "/me", {"email": "nobody@players.test"}, 200)
+
+        # An open game: the created page with an open seat, its public page with the join form (and
+        # that form's error), its one seat's page while it waits.
+        text = self.post_page("created, a seat left open", "/games",
+                              {"variant": "nchess", "name0": "Ann", "name1": "", "open1": "1"}, 201, origin=d.base)
+        open_gid, token = re.search(r"/games/([a-z0-9]+)\?seat=([A-Za-z0-9_-]+)", text).groups()
+        d.secrets.add(token)
+        self.token_names[token] = "open game's South token"
+        self.get_page("open game, public, with the join form", f"/games/{open_gid}")
+        self.get_page("open game, the seat taken at creation", f"/games/{open_gid}?seat={token}")
+        r = d.post_page_form(f"/games/{open_gid}/join", {"seat": "North", "name": ""}, page=f"/games/{open_gid}",
+                             origin=d.base)
+        self.keep("open game, join form error", "POST", f"/games/{open_gid}/join", r, 400)
 
         # Error pages.
         self.get_page("error: no such game (404)", "/games/nosuchgame12", 404)

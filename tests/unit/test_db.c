@@ -55,8 +55,8 @@ static void sample_game(db_game *g, const char *id)
 	g->commitment = "c0ffee";
 	g->created_at = g->updated_at = "2026-11-22T00:00:00Z";
 	g->nseats = 2;
-	g->seats[0] = (db_seat){0, "Ann", "ann@example.org", NULL};
-	g->seats[1] = (db_seat){1, "Ben", NULL, NULL};
+	g->seats[0] = (db_seat){0, "Ann", "ann@example.org", NULL, 0};
+	g->seats[1] = (db_seat){1, "Ben", NULL, NULL, 0};
 }
 
 static void migrates_and_sets_wal(void **state)

@@ -24,7 +24,7 @@ struct fixture {
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof *f);
-	game_seat_in seats[2] = {{"Ann", "ann@example.org"}, {"Ben", NULL}};
+	game_seat_in seats[2] = {{"Ann", "ann@example.org", 0}, {"Ben", NULL, 0}};
 	db_error de;
 	app_error err;
 	int fd;
@@ -92,10 +92,10 @@ static void create_checks_input(void **state)
 	struct fixture *f = *state;
 	game_created c;
 	app_error err;
-	game_seat_in one[1] = {{"Ann", NULL}};
-	game_seat_in bad_email[2] = {{"Ann", "not-an-address"}, {"Ben", NULL}};
-	game_seat_in no_name[2] = {{"", NULL}, {"Ben", NULL}};
-	game_seat_in ctrl[2] = {{"A\x01nn", NULL}, {"Ben", NULL}};
+	game_seat_in one[1] = {{"Ann", NULL, 0}};
+	game_seat_in bad_email[2] = {{"Ann", "not-an-address", 0}, {"Ben", NULL, 0}};
+	game_seat_in no_name[2] = {{"", NULL, 0}, {"Ben", NULL, 0}};
+	game_seat_in ctrl[2] = {{"A\x01nn", NULL, 0}, {"Ben", NULL, 0}};
 
 	assert_int_equal(game_create(&f->a, NULL, "go", one, 1, &c, &err), E_UNKNOWN_VARIANT);
 	assert_int_equal(game_create(&f->a, NULL, "nchess", one, 1, &c, &err), E_BAD_REQUEST);
