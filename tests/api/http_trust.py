@@ -213,7 +213,7 @@ class FormTests(daemon.DaemonCase):
         statuses = []
         for path, fields, headers in routes:
             r = self.d.post_form(path, fields, origin=self.d.base, headers=headers)
-            self.d.secrets.update(re.findall(r"\?seat=([A-Za-z0-9_-]+)", r.text))
+            self.d.secrets.update(re.findall(r"/games/[a-z0-9]+\?seat=([A-Za-z0-9_-]+)", r.text))
             statuses.append(r.status)
         self.assertEqual(statuses, [201, 409, 200, 404, 303, 303, 403, 404, 409, 303, 303, 303, 303, 409])
 
@@ -271,7 +271,7 @@ class FormTests(daemon.DaemonCase):
         self.assertEqual(count_games(self.d), games)
         r = self.d.post_form("/games", {**fields, **tok}, headers=hdr)
         self.assertEqual(r.status, 201, r)
-        self.d.secrets.update(re.findall(r"\?seat=([A-Za-z0-9_-]+)", r.text))
+        self.d.secrets.update(re.findall(r"/games/[a-z0-9]+\?seat=([A-Za-z0-9_-]+)", r.text))
         self.assertEqual(count_games(self.d), games + 1)
         # The page reuses a cookie the browser already has, so that two open tabs both work.
         r = self.d.get("/", headers=hdr)
@@ -297,7 +297,7 @@ class SecureCookieTests(daemon.DaemonCase):
         self.assertIn("; Secure", cookie)
         r = self.d.post_page_form("/games", {"variant": "nchess"}, origin="https://chess.example.org")
         self.assertEqual(r.status, 201, r)
-        self.d.secrets.update(re.findall(r"\?seat=([A-Za-z0-9_-]+)", r.text))
+        self.d.secrets.update(re.findall(r"/games/[a-z0-9]+\?seat=([A-Za-z0-9_-]+)", r.text))
 
 
 class NameTests(daemon.DaemonCase):
