@@ -290,8 +290,8 @@ class Daemon:
         cookie = r.header("Set-Cookie")
         return fields, ({"Cookie": cookie.split(";")[0]} if cookie else {})
 
-    def post_page_form(self, path, fields, page="/", origin=None, headers=None, conn=None):
-        """Post a form of page (the home page's by default) as a browser would, cookie and form token included."""
+    def post_page_form(self, path, fields, page="/new/nchess", origin=None, headers=None, conn=None):
+        """Post a form of page (the new game form's by default) as a browser would, cookie and form token included."""
         tok, hdrs = self.page_form(page)
         body = fields if isinstance(fields, (str, bytes)) else urllib.parse.urlencode(fields)
         body = (body.decode() if isinstance(body, bytes) else body) + "&" + urllib.parse.urlencode(tok)
