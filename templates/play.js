@@ -360,6 +360,20 @@
 		return document.activeElement === text;
 	}
 
+	/*
+	 * Tell screen readers what changed (#announce, a polite live region outside the replaced
+	 * part): the last move in words when the ply moved on, and the result when the game ended.
+	 */
+	function announce(old, node) {
+		var region = $('announce'), said = [];
+		if (!region) return;
+		var ply = function (el) { return el.getAttribute('data-state').split('|')[0]; };
+		var last = node.querySelector('p.last[data-said]'), result = node.querySelector('p.result');
+		if (last && ply(old) !== ply(node)) said.push(last.getAttribute('data-said') + '.');
+		if (result && !old.querySelector('p.result')) said.push(result.textContent.replace(/\s+/g, ' ').trim());
+		if (said.length) region.textContent = said.join(' ');
+	}
+
 	/* Live updates: when game (the public JSON) differs from the page, fetch this page again and put its new game part in place. */
 	function update(game) {
 		if (!game || stateOf(game) === ui.root.getAttribute('data-state') || busy) return Promise.resolve();
@@ -369,6 +383,7 @@
 				var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('game');
 				if (!fresh || busy) return;
 				var node = document.importNode(fresh, true), writing = keepMessage(ui.root, node);
+				announce(ui.root, node);
 				ui.root.replaceWith(node);
 				init();
 				if (writing) node.querySelector('#message-text').focus();
