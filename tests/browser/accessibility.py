@@ -39,7 +39,6 @@ import os
 import re
 import sys
 import time
-import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -149,19 +148,6 @@ class Accessibility(cdp.BrowserTestCase):
 
     # ---- the API, as another client ----
 
-    def call(self, path, body=None, token=None):
-        """(status, JSON answer) of a GET, or a POST of body (JSON)."""
-        req = urllib.request.Request(self.base + path, data=json.dumps(body).encode() if body is not None else None)
-        if body is not None:
-            req.add_header("Content-Type", "application/json")
-        if token:
-            req.add_header("Authorization", "Bearer " + token)
-        try:
-            with urllib.request.urlopen(req, timeout=daemon.HTTP_TIMEOUT) as r:
-                return r.status, json.loads(r.read() or b"null")
-        except urllib.error.HTTPError as e:
-            return e.code, json.loads(e.read() or b"null")
-
     def play_one(self, gid, tokens, set_up):
         """A seat in turn plays a legal move the server accepts (Cyvasse's seats their setups
         once each); returns (seat, canonical move)."""
@@ -172,7 +158,7 @@ class Accessibility(cdp.BrowserTestCase):
                 break
         partial = {m["move"] for m in view.get("legal", []) if m.get("partial")}
         for m in [m for m in view["legal_moves"] if m not in partial][:20]:
-            status, _ = self.call(f"/api/games/{gid}/moves", {"move": m, "ply": view["ply"]}, tokens[seat])
+            status, _ = self.api_status(f"/api/games/{gid}/moves", {"move": m, "ply": view["ply"]}, tokens[seat])
             if status == 201:
                 if m.startswith("setup "):
                     set_up.add(seat)
@@ -242,7 +228,7 @@ class Accessibility(cdp.BrowserTestCase):
             played += not move.startswith("setup ")
         first = v["seats"][0]
         for to in (None, v["seats"][1]):
-            status, _ = self.call(f"/api/games/{gid}/messages", {"text": "Hello <all>", "to": to}, tokens[first])
+            status, _ = self.api_status(f"/api/games/{gid}/messages", {"text": "Hello <all>", "to": to}, tokens[first])
             self.assertEqual(status, 201)
         self.seat_pages(title, gid, seats, "after moves and messages")
         self.check_board_text(title, gid)
@@ -251,9 +237,9 @@ class Accessibility(cdp.BrowserTestCase):
         waiting = [s for s in v["seats"] if s not in turn]
         if waiting and len(turn) == 1:
             self.visit(f"{title}: line editor of conditional moves", seats[waiting[0]][1] + "&line=")
-        self.assertEqual(self.call(f"/api/games/{gid}/draw", {"action": "offer"}, tokens[first])[0], 200)
+        self.assertEqual(self.api_status(f"/api/games/{gid}/draw", {"action": "offer"}, tokens[first])[0], 200)
         self.visit(f"{title}: a draw offered", seats[v["seats"][1]][1])
-        self.assertEqual(self.call(f"/api/games/{gid}/draw", {"action": "withdraw"}, tokens[first])[0], 200)
+        self.assertEqual(self.api_status(f"/api/games/{gid}/draw", {"action": "withdraw"}, tokens[first])[0], 200)
 
         # A refused move, through the page's form.
         self.tab.goto(self.base + seats[turn[0]][1])
@@ -267,7 +253,7 @@ class Accessibility(cdp.BrowserTestCase):
         for seat in v["seats"][1:]:
             if self.api(f"/api/games/{gid}")["status"] != "running":
                 break
-            self.assertEqual(self.call(f"/api/games/{gid}/resign", {}, tokens[seat])[0], 200)
+            self.assertEqual(self.api_status(f"/api/games/{gid}/resign", {}, tokens[seat])[0], 200)
         self.assertEqual(self.api(f"/api/games/{gid}")["status"], "over")
         self.visit(f"{title}: spectator, game over", f"/games/{gid}")
         self.visit(f"{title}: {first}, game over", seats[first][1])
@@ -331,7 +317,7 @@ class Accessibility(cdp.BrowserTestCase):
         self.visit("error page (no such game)", "/games/nosuchgame12")
         # Pages that other parts of the site may add: checked when the server has them.
         for path, label in (("/games", "list of games"), ("/api", "the API's summary")):
-            if self.call(path)[0] == 200:
+            if self.api_status(path)[0] == 200:
                 self.visit(label, path)
         self.report()
         # The refused forms (422) and the error page (404) are meant.
@@ -355,7 +341,7 @@ class Accessibility(cdp.BrowserTestCase):
                 tab.wait_for(ANNOUNCE_JS + " === " + json.dumps(want), timeout=LIVE_TIMEOUT)
             except cdp.WaitTimeout:
                 self.fail(f"the page did not announce {want!r}: {tab.js(ANNOUNCE_JS)!r}")
-        self.assertEqual(self.call(f"/api/games/{gid}/resign", {}, tokens["North"])[0], 200)
+        self.assertEqual(self.api_status(f"/api/games/{gid}/resign", {}, tokens["North"])[0], 200)
         try:
             tab.wait_for(ANNOUNCE_JS + ".includes('Game over')", timeout=LIVE_TIMEOUT)
         except cdp.WaitTimeout:
@@ -367,19 +353,12 @@ class Accessibility(cdp.BrowserTestCase):
         self.assert_no_console_errors(ignore=(CSP_BLOCKED,))
 
 
-def main():
+def use_tool(path):
     global AXE
-    paths = daemon.arguments(__doc__, 2)
-    if len(paths) > 1:
-        AXE = paths[1]
-    missing = axe_missing()
-    if missing:
-        # Not a skip: a check that silently does not run would pass everything.
-        print(missing, file=sys.stderr)
-        print("0 passed, 1 failed")
-        return 1
-    return daemon.run_tests()
+    if path:
+        AXE = path
+    return axe_missing()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(daemon.main_with_tool(__doc__, use_tool))

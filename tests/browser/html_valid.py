@@ -379,19 +379,12 @@ class HtmlValidTests(daemon.DaemonCase):
                       + "\n\nIn short:\n" + "\n".join(summary))
 
 
-def main():
+def use_tool(path):
     global VALIDATOR
-    paths = daemon.arguments(__doc__, 2)
-    if len(paths) > 1:
-        VALIDATOR = paths[1]
-    missing = validator_missing()
-    if missing:
-        # Not a skip: a check that silently does not run would pass everything.
-        print(missing, file=sys.stderr)
-        print("0 passed, 1 failed")
-        return 1
-    return daemon.run_tests()
+    if path:
+        VALIDATOR = path
+    return validator_missing()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(daemon.main_with_tool(__doc__, use_tool))
