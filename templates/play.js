@@ -362,15 +362,19 @@
 
 	/*
 	 * Tell screen readers what changed (#announce, a polite live region outside the replaced
-	 * part): the last move in words when the ply moved on, and the result when the game ended.
+	 * part): the last move in words when the ply moved on, a new draw offer, and the result
+	 * when the game ended.
 	 */
 	function announce(old, node) {
 		var region = $('announce'), said = [];
 		if (!region) return;
 		var ply = function (el) { return el.getAttribute('data-state').split('|')[0]; };
-		var last = node.querySelector('p.last[data-said]'), result = node.querySelector('p.result');
+		var text = function (el, sel) { var e = el.querySelector(sel); return e ? e.textContent.replace(/\s+/g, ' ').trim() : ''; };
+		var last = node.querySelector('p.last[data-said]');
 		if (last && ply(old) !== ply(node)) said.push(last.getAttribute('data-said') + '.');
-		if (result && !old.querySelector('p.result')) said.push(result.textContent.replace(/\s+/g, ' ').trim());
+		['p.offer', 'p.result'].forEach(function (sel) {
+			if (text(node, sel) && text(node, sel) !== text(old, sel)) said.push(text(node, sel));
+		});
 		if (said.length) region.textContent = said.join(' ');
 	}
 

@@ -21,7 +21,7 @@ mail settings page of an address (List-Unsubscribe) and its answer, an error pag
 Screen readers: the board's text alternative (#board-text, which the board's aria-describedby names)
 lists every piece on the board under its army with its square; the live region #announce (outside
 the part of the page a live update replaces) says "North played ..." when another client's move
-arrives through the event stream, and the result when the game ends.
+arrives through the event stream, a draw offer, and the result when the game ends.
 
 axe-core comes from npm, pinned by tests/browser/axe/package-lock.json and installed by
 `sh scripts/deps.sh test`; its path is the second argument, else $AXE_JS, else
@@ -273,8 +273,7 @@ class Accessibility(cdp.BrowserTestCase):
         for p in b["pieces"]:
             armies.setdefault(p["side"], []).append(p["square"])
         for side, squares in armies.items():
-            label = side if side != "shared" else next((k for k in sections if k.startswith("shared by")), None)
-            items = sections.get(label, [])
+            items = sections.get({"none": "of no side"}.get(side, side), [])
             if side == "shared":
                 items = [i for k, v in sections.items() if k.startswith("shared by") for i in v]
             self.assertEqual(len(items), len(squares), f"{title}: {side}'s pieces in {b['text']!r}")
@@ -323,8 +322,14 @@ class Accessibility(cdp.BrowserTestCase):
         # The refused forms (422) and the error page (404) are meant.
         self.assert_no_console_errors(ignore=(CSP_BLOCKED, r"status of (422|404) .*/games"))
 
+    def wait_announced(self, want):
+        try:
+            self.tab.wait_for(ANNOUNCE_JS + " === " + json.dumps(want), timeout=LIVE_TIMEOUT)
+        except cdp.WaitTimeout:
+            self.fail(f"the page did not announce {want!r}: {self.tab.js(ANNOUNCE_JS)!r}")
+
     def test_moves_are_announced(self):
-        """A spectator's page says each move another client makes, and the result, in its live region."""
+        """A spectator's page says each move another client makes, a draw offer and the result, in its live region."""
         g = self.api("/api/games", {"variant": "nchess", "seats": [{"name": "Ann"}, {"name": "Ben"}]})
         gid, tokens = g["id"], {s["seat"]: s["token"] for s in g["seats"]}
         tab = self.tab
@@ -336,17 +341,11 @@ class Accessibility(cdp.BrowserTestCase):
         self.assertEqual(tab.js("document.getElementById('announce').getAttribute('aria-live')"), "polite")
         for ply in (0, 1):
             seat, move = self.play_one(gid, tokens, set())
-            want = f"{seat} played {move}."
-            try:
-                tab.wait_for(ANNOUNCE_JS + " === " + json.dumps(want), timeout=LIVE_TIMEOUT)
-            except cdp.WaitTimeout:
-                self.fail(f"the page did not announce {want!r}: {tab.js(ANNOUNCE_JS)!r}")
+            self.wait_announced(f"{seat} played {move}.")
+        self.assertEqual(self.api_status(f"/api/games/{gid}/draw", {"action": "offer"}, tokens["South"])[0], 200)
+        self.wait_announced("South offers a draw.")
         self.assertEqual(self.api_status(f"/api/games/{gid}/resign", {}, tokens["North"])[0], 200)
-        try:
-            tab.wait_for(ANNOUNCE_JS + ".includes('Game over')", timeout=LIVE_TIMEOUT)
-        except cdp.WaitTimeout:
-            self.fail(f"the page did not announce the result: {tab.js(ANNOUNCE_JS)!r}")
-        self.assertIn("North resigned", tab.js(ANNOUNCE_JS))
+        self.wait_announced("Game over: South wins: North resigned")
         # Its words are those of the page's last move and result, in the text alternative too.
         self.check("nchess: spectator, after live updates")
         self.report()
