@@ -361,6 +361,24 @@
 		return document.activeElement === text;
 	}
 
+	/*
+	 * Tell screen readers what changed (#announce, a polite live region outside the replaced
+	 * part): the last move in words when the ply moved on, a new draw offer, and the result
+	 * when the game ended.
+	 */
+	function announce(old, node) {
+		var region = $('announce'), said = [];
+		if (!region) return;
+		var ply = function (el) { return el.getAttribute('data-state').split('|')[0]; };
+		var text = function (el, sel) { var e = el.querySelector(sel); return e ? e.textContent.replace(/\s+/g, ' ').trim() : ''; };
+		var last = node.querySelector('p.last[data-said]');
+		if (last && ply(old) !== ply(node)) said.push(last.getAttribute('data-said') + '.');
+		['p.offer', 'p.result'].forEach(function (sel) {
+			if (text(node, sel) && text(node, sel) !== text(old, sel)) said.push(text(node, sel));
+		});
+		if (said.length) region.textContent = said.join(' ');
+	}
+
 	/* Live updates: when game (the public JSON) differs from the page, fetch this page again and put its new game part in place. */
 	function update(game) {
 		if (!game || stateOf(game) === ui.root.getAttribute('data-state') || busy) return Promise.resolve();
@@ -370,6 +388,7 @@
 				var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('game');
 				if (!fresh || busy) return;
 				var node = document.importNode(fresh, true), writing = keepMessage(ui.root, node);
+				announce(ui.root, node);
 				ui.root.replaceWith(node);
 				init();
 				if (writing) node.querySelector('#message-text').focus();

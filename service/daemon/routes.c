@@ -42,6 +42,7 @@ static const http_route routes[] = {
 	{"GET",  "/",                          AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_home},
 	{"POST", "/games",                     AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_create},
 	{"GET",  "/games",                     AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_games},
+	{"GET",  "/new/{}",                    AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_new},
 	{"GET",  "/games/{}",                  AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_game},
 	{"GET",  "/games/{}/moves",            AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_moves},
 	/* An image: its errors are JSON, whose codes a client can read. */

@@ -14,7 +14,9 @@
  * side, title, long, facing}, "held" prisoners as they fit on the cell,
  * "held_all" every one of them, oldest first, "held_side"); "labels" (coordinates:
  * x, y, text); "hands" (holdings without a square: name, side, x, y,
- * pieces {letter, touch, side, transform}), the viewer's below the board.
+ * pieces {letter, touch, side, transform}), the viewer's below the board;
+ * "alt": the position in words, each army's pieces with their squares
+ * ("South: Chariot a1, Knight b1; North: ..."), the board's text alternative.
  * last_places is a JSON array of square names (borrowed).
  */
 json_t *board_svg(const game_loaded *g, int seat, const rules_view *v, json_t *last_places);

@@ -1,36 +1,121 @@
-/* home.c - the home page with its form creating a game, and the rules pages. */
+/* home.c - starting a game in two steps (the game, then its seats and clock) and the rules pages. */
 #include "pages/pages.h"
 #include "core/errors.h"
 #include "core/links.h"
 #include "game/game.h"
+#include "game/view.h"
+#include "pages/board.h"
 #include "pipeline/pipeline.h"
+#include "xalloc.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static json_t *variants_model(void)
+/*
+ * A game's starting position drawn small, for choosing a game: the page's
+ * board drawing (board.c) without the squares' titles ("mini"), or JSON null
+ * when the game cannot start without options.
+ */
+static json_t *start_board(const rules_game *rg)
+{
+	rules_position *pos;
+	rules_error re;
+
+	if (rg->start(NULL, &pos, &re))
+		return json_null();
+	game_loaded g = {.rules = rg, .pos = pos};
+	rules_view *v = xmalloc(sizeof *v);
+	view_oriented(&g, -1, v);
+	json_t *svg = board_svg(&g, -1, v, NULL);
+	json_object_set_new(svg, "mini", json_true());
+	free(v);
+	rg->free_position(pos);
+	return svg;
+}
+
+/* What the pages say of a game: id, title, summary, players, and its starting board (svg). */
+static json_t *variant_model(const rules_game *g)
+{
+	return json_pack("{s:s, s:s, s:s, s:i, s:o}", "id", g->id, "title", g->title, "summary", g->summary,
+			 "players", g->nseats, "svg", start_board(g));
+}
+
+/* Step 1, choosing the game (error, when given, says why the last form went nowhere). */
+static void render_home(http_request *req, http_response *res, int status, const char *error)
 {
 	json_t *list = json_array();
 
-	for (size_t i = 0; rules_games[i]; i++) {
-		const rules_game *g = rules_games[i];
-		json_t *seats = json_array();
-		for (int s = 0; s < g->nseats; s++)
-			json_array_append_new(seats, json_pack("{s:s, s:i, s:b}", "seat", g->seat_names[s],
-				"index", s, "first", s == 0));
-		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:i, s:o, s:b}", "id", g->id,
-			"title", g->title, "summary", g->summary, "players", g->nseats, "seats", seats,
-			"first", i == 0));
-	}
-	return list;
+	for (size_t i = 0; rules_games[i]; i++)
+		json_array_append_new(list, variant_model(rules_games[i]));
+	json_t *m = json_pack("{s:s, s:o}", "title", "Rookery", "variants", list);
+	if (error)
+		json_object_set_new(m, "error", json_string(error));
+	page_render(req, res, status, "home.html", m);
 }
 
 void page_home(http_request *req, http_response *res)
 {
-	page_render(req, res, 200, "home.html", json_pack("{s:s, s:o, s:o}", "title", "Rookery",
-		"variants", variants_model(), "csrf", page_form_csrf(req, res)));
+	render_home(req, res, 200, NULL);
+}
+
+/* A form field's text, "" when absent. */
+static json_t *field(http_request *req, const char *name)
+{
+	char *v = http_form_field(req, name);
+	json_t *out = json_string(v ? v : "");
+
+	free(v);
+	return out ? out : json_string("");   /* not UTF-8: as if empty */
+}
+
+/*
+ * Step 2 for rg: its seats (name, email, left open) and clock, filled in as
+ * the request's form had them (a form sent back with error), empty for a GET.
+ */
+static void render_new(http_request *req, http_response *res, int status, const rules_game *rg, const char *error)
+{
+	static const char *const clocks[][2] = {
+		{"none", "none: take as long as you like"},
+		{"per_move", "per move: the same time for every move"},
+		{"bank", "time bank: time for the game, more after each move"},
+	};
+	json_t *seats = json_array(), *options = json_array(), *chosen = field(req, "clock");
+
+	for (int s = 0; s < rg->nseats; s++) {
+		char key[16];
+		json_t *seat = json_pack("{s:s, s:i, s:b}", "seat", rg->seat_names[s], "index", s, "first", s == 0);
+		snprintf(key, sizeof key, "name%d", s);
+		json_object_set_new(seat, "name", field(req, key));
+		snprintf(key, sizeof key, "email%d", s);
+		json_object_set_new(seat, "email", field(req, key));
+		snprintf(key, sizeof key, "open%d", s);
+		json_t *open = field(req, key);
+		json_object_set_new(seat, "open", json_boolean(!strcmp(json_string_value(open), "1")));
+		json_decref(open);
+		json_array_append_new(seats, seat);
+	}
+	for (size_t i = 0; i < sizeof clocks / sizeof *clocks; i++)
+		json_array_append_new(options, json_pack("{s:s, s:s, s:b}", "value", clocks[i][0], "label", clocks[i][1],
+			"selected", !strcmp(json_string_value(chosen), clocks[i][0])));
+	json_decref(chosen);
+	json_t *m = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "title", rg->title,
+		"variant", variant_model(rg), "seats", seats, "clocks", options, "days", field(req, "days"),
+		"increment_days", field(req, "increment_days"), "max_days", field(req, "max_days"),
+		"csrf", page_form_csrf(req, res));
+	if (error)
+		json_object_set_new(m, "error", json_string(error));
+	page_render(req, res, status, "new.html", m);
+}
+
+void page_new(http_request *req, http_response *res)
+{
+	const rules_game *rg = rules_find(req->params[0], 0);
+
+	if (!rg)
+		return http_reply_error(req, res, E_NOT_FOUND, "there is no game by that name");
+	render_new(req, res, 200, rg, NULL);
 }
 
 /*
@@ -123,9 +208,11 @@ void page_create(http_request *req, http_response *res)
 	free(game_url);
 out:
 	if (err.code) {
-		json_t *m = json_pack("{s:s, s:o, s:s, s:o}", "title", "Rookery", "variants",
-				      variants_model(), "error", err.message, "csrf", page_form_csrf(req, res));
-		page_render(req, res, app_code_status(err.code), "home.html", m);
+		/* The form again with the choices made, or the games to choose from. */
+		if (rg)
+			render_new(req, res, app_code_status(err.code), rg, err.message);
+		else
+			render_home(req, res, app_code_status(err.code), err.message);
 		res->code = err.code;
 	}
 	free(variant);

@@ -5,6 +5,8 @@
 #include "http/http.h"
 
 void page_home(http_request *req, http_response *res);
+/* GET /new/{variant}: the second step of starting a game, its seats and clock. */
+void page_new(http_request *req, http_response *res);
 void page_create(http_request *req, http_response *res);
 void page_game(http_request *req, http_response *res);
 /* POST /games/{id}/join: an open game's join form (fields csrf, seat, name, email); 303 to the new seat link. */

@@ -108,7 +108,7 @@ class ClockStateTests(ClockCase):
         self.assertEqual([s["deadline"] is not None for s in self.d.game(gid)["clock"]["seats"]], [True, True])
 
     def test_home_page_form(self):
-        tok, hdr = self.d.page_form("/")
+        tok, hdr = self.d.page_form("/new/nchess")
         base = {"variant": "nchess", "name0": "A", "name1": "B", **tok}
         r = self.d.post_form("/games", {**base, "clock": "bank", "days": "2", "increment_days": "0.5",
                                         "max_days": "3"}, origin=self.d.base, headers=hdr)

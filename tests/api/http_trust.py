@@ -124,7 +124,7 @@ class GameFloodTests(unittest.TestCase):
         self.assertEqual(r.status, 429, r)
         self.assertEqual(r.json()["error"]["code"], "rate_limited")
         self.assertEqual(r.header("Retry-After"), "3600")
-        # The home page's form likewise, with a page saying why.
+        # The new game form likewise, with a page saying why.
         page = d.post_page_form("/games", {"variant": "nchess", "name0": "A", "name1": "B"})
         self.assertEqual(page.status, 429, page)
         self.assertEqual(page.header("Retry-After"), "3600")
@@ -172,7 +172,7 @@ class FormTests(daemon.DaemonCase):
         seat_fields = {"seat": tokens["South"]}
         page = self.d.get(f"/games/{gid}?seat={tokens['South']}").text
         seat_fields["csrf"] = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
-        home_tok, home_hdr = self.d.page_form("/")
+        home_tok, home_hdr = self.d.page_form("/new/nchess")
         me_tok, me_hdr = self.d.page_form("/me")
         routes = [
             ("/games", {"variant": "nchess", "name0": "A", "name1": "B", **home_tok}, home_hdr),
@@ -246,14 +246,14 @@ class FormTests(daemon.DaemonCase):
 
     def test_create_form_needs_cookie_and_token(self):
         fields = {"variant": "nchess", "name0": "Ann", "name1": "Ben"}
-        tok, hdr = self.d.page_form("/")
+        tok, hdr = self.d.page_form("/new/nchess")
         self.assertRegex(hdr["Cookie"], r"^rookery_form=[A-Za-z0-9_-]{32}$")
-        r = self.d.get("/")
+        r = self.d.get("/new/nchess")
         cookie = r.header("Set-Cookie")
         for part in ("HttpOnly", "SameSite=Strict", "Path=/"):
             self.assertIn(part, cookie)
         self.assertNotIn("Secure", cookie, "the base URL is http://")
-        other_tok, other_hdr = self.d.page_form("/")
+        other_tok, other_hdr = self.d.page_form("/new/nchess")
         games = count_games(self.d)
         for label, fields_, headers in (
                 ("neither", fields, {}),
@@ -274,7 +274,7 @@ class FormTests(daemon.DaemonCase):
         self.d.secrets.update(re.findall(r"/games/[a-z0-9]+\?seat=([A-Za-z0-9_-]+)", r.text))
         self.assertEqual(count_games(self.d), games + 1)
         # The page reuses a cookie the browser already has, so that two open tabs both work.
-        r = self.d.get("/", headers=hdr)
+        r = self.d.get("/new/nchess", headers=hdr)
         self.assertIsNone(r.header("Set-Cookie"))
         self.assertIn(f'value="{tok["csrf"]}"', r.text)
 

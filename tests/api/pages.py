@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""pages.py - the HTML pages against the real daemon: the home page and its form, the rules page,
+"""pages.py - the HTML pages against the real daemon: the home page and the new game form, the rules page,
 the style sheet, security headers everywhere, the forms of a game page (form tokens, origins,
 draws and resignation), escaping of names and typed moves, and the error pages.
 
@@ -8,6 +8,7 @@ usage: python3 tests/api/pages.py PATH-TO-ROOKERY [unittest options, e.g. -v or 
 The page of one game drawn and played is tested with its game (nchess_game.py and the others).
 Each test class starts its own daemon (tests/harness/daemon.py). Python standard library only.
 """
+import collections
 import os
 import re
 import sys
@@ -16,19 +17,88 @@ import urllib.parse
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness import daemon  # noqa: E402
 from harness.daemon import DaemonCase  # noqa: E402
-from harness.pages import hidden_fields  # noqa: E402
+from harness.pages import board_html, hidden_fields  # noqa: E402
 
 
 class PageTests(DaemonCase):
 
     def test_home_page(self):
+        """Step 1: a card per game, with its starting board and its line, leading to step 2."""
         r = self.d.get("/")
         self.assertEqual(r.status, 200)
         self.assertTrue(r.header("Content-Type").startswith("text/html"))
-        self.assertIn('<form method="post" action="/games"', r.text)
-        self.assertIn('name="variant" value="nchess"', r.text)
-        self.assertIn('name="name0"', r.text)
-        self.assertIn('href="/rules/nchess"', r.text)
+        self.assertNotIn("<form", r.text, "the home page only chooses the game")
+        variants = self.d.get("/api/variants").json()["variants"]
+        cards = re.findall(r'<li class="game-card">(.*?)</li>', r.text, re.S)
+        self.assertEqual(len(cards), len(variants))
+        for v, card in zip(variants, cards):
+            with self.subTest(variant=v["id"]):
+                self.assertIn(f'href="/new/{v["id"]}"', card)
+                self.assertIn(f'href="/rules/{v["id"]}"', card)
+                self.assertIn(v["title"], card)
+                # The starting board, drawn small: the pieces the game starts with (none before
+                # Cyvasse's hidden setups).
+                self.assertIn('<svg class="board mini"', card)
+                self.assertEqual(self.drawn(card), self.fresh_game_drawn(v))
+        nchess = cards[[v["id"] for v in variants].index("nchess")]
+        self.assertEqual(self.drawn(nchess)[1], {"South": 14, "North": 14})
+
+    @staticmethod
+    def drawn(html):
+        """The squares and the pieces of each side a drawn board shows: (squares, {side: pieces})."""
+        return (html.count('<g class="sq '), collections.Counter(re.findall(r'<g class="pc side-(\w+)"', html)))
+
+    def fresh_game_drawn(self, variant):
+        """drawn() of the board of a new game of variant, as its game page shows it to a spectator."""
+        r = self.d.post("/api/games", {"variant": variant["id"], "seats": [{"name": s} for s in variant["seats"]]})
+        self.assertEqual(r.status, 201, r)
+        self.d.secrets.update(s["token"] for s in r.json()["seats"])
+        return self.drawn(board_html(self.d.get(f"/games/{r.json()['id']}").text))
+
+    def test_new_game_form(self):
+        """Step 2: the seats (name, email, left open) and the clock, posting to /games."""
+        for v in self.d.get("/api/variants").json()["variants"]:
+            with self.subTest(variant=v["id"]):
+                r = self.d.get(f"/new/{v['id']}")
+                self.assertEqual(r.status, 200, r)
+                form = re.search(r'<form method="post" action="/games" class="create">(.*?)</form>', r.text, re.S)
+                self.assertTrue(form, r.text)
+                form = form.group(1)
+                self.assertIn(f'name="variant" value="{v["id"]}"', form)
+                self.assertRegex(form, r'name="csrf" value="[0-9a-f]{64}"')
+                n = len(v["seats"])
+                self.assertEqual(re.findall(r'name="(name\d)"', form), [f"name{i}" for i in range(n)])
+                self.assertEqual(re.findall(r'name="(email\d)"', form), [f"email{i}" for i in range(n)])
+                self.assertEqual(re.findall(r'<input type="checkbox" name="(open\d)" value="1">', form),
+                                 [f"open{i}" for i in range(n)])
+                for i, seat in enumerate(v["seats"]):
+                    self.assertIn(f'<label for="name{i}">{seat}', form)
+                for name in ("clock", "days", "increment_days", "max_days"):
+                    self.assertIn(f'name="{name}"', form)
+                self.assertIn('<svg class="board mini"', r.text)
+        r = self.d.get("/new/no-such-game")
+        self.assertEqual(r.status, 404, r)
+
+    def test_new_game_form_error_keeps_the_choices(self):
+        fields = {"variant": "cyvasse", "name0": "Ann <&>", "email0": "ann@players.test", "name1": "Ben",
+                  "open1": "1", "clock": "bank", "days": "2", "increment_days": "0.5", "max_days": "1"}
+        r = self.d.post_page_form("/games", fields, page="/new/cyvasse")
+        self.assertEqual(r.status, 422, r)
+        self.assertIn('class="error"', r.text)
+        self.assertIn('name="variant" value="cyvasse"', r.text)
+        self.assertIn('value="Ann &lt;&amp;&gt;"', r.text)
+        self.assertIn('value="ann@players.test"', r.text)
+        self.assertIn('value="Ben"', r.text)
+        self.assertIn('<input type="checkbox" name="open1" value="1" checked>', r.text)
+        self.assertIn('<input type="checkbox" name="open0" value="1">', r.text)
+        self.assertIn('<option value="bank" selected>', r.text)
+        self.assertIn('name="days" type="number" min="0.0417" max="365" step="any" value="2"', r.text)
+        self.assertIn('value="0.5"', r.text)
+        # A game nobody knows: back to choosing one, with the reason.
+        r = self.d.post_page_form("/games", {"variant": "no-such-game"})
+        self.assertEqual(r.status, 422, r)
+        self.assertIn('class="error"', r.text)
+        self.assertIn('href="/new/nchess"', r.text)
 
     def test_security_headers_everywhere(self):
         gid, tokens, _ = self.d.create_game()

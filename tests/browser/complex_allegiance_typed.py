@@ -3,8 +3,8 @@
 
 Usage: complex_allegiance_typed.py /path/to/rookery
 
-The game is created through the home page's form (four name fields for this
-variant); each seat's link is opened in a tab of its own. The tabs play the
+The game is created by choosing it on the home page and filling in its new game form (four name
+fields for this variant); each seat's link is opened in a tab of its own. The tabs play the
 first two rounds of the scripted game of tests/harness/complex_allegiance.py by typing into the
 move field, each checking that only the seat to move has the move form and
 that the other tabs show the move after a reload; then East resigns through
@@ -49,9 +49,11 @@ class FourTabsTest(cdp.BrowserTestCase):
             tab.set_viewport(1200, 900)
 
     def create_game(self):
-        """Fill in the home page's Complex Allegiance form; return {seat: url}."""
+        """Choose Complex Allegiance Chess on the home page, fill in its form; return {seat: url}."""
         tab = self.tabs["North"]
         tab.goto(self.base + "/")
+        tab.act("document.querySelector('a[href=\"/new/%s\"]').click()" % VARIANT)
+        self.assertEqual(tab.url(), self.base + "/new/" + VARIANT)
         form = tab.js("""(() => {
   const f = [...document.querySelectorAll('form.create')].find(f =>
     f.querySelector('input[name=variant]').value === %s);
@@ -59,9 +61,13 @@ class FourTabsTest(cdp.BrowserTestCase):
   return {names: [...f.querySelectorAll('input[name^=name]')].map(i => i.name),
           labels: [...f.querySelectorAll('label')].map(l => l.textContent.trim())};
 })()""" % json.dumps(VARIANT))
-        self.assertIsNotNone(form, "no create form for %s on the home page" % VARIANT)
+        self.assertIsNotNone(form, "no create form for %s on its new game page" % VARIANT)
         self.assertEqual(form["names"], ["name0", "name1", "name2", "name3"])
-        self.assertEqual(form["labels"], ["North (moves first)", "East", "South", "West", "Clock"])
+        self.assertEqual(form["labels"], ["North (moves first)", "leave open for anyone to join", "East",
+                                          "leave open for anyone to join", "South", "leave open for anyone to join",
+                                          "West", "leave open for anyone to join", "Time control",
+                                          "Days per move, or in the bank", "Bank: days added after each move",
+                                          "Bank: the most days it may hold"])
         tab.act("""(() => {
   const f = [...document.querySelectorAll('form.create')].find(f =>
     f.querySelector('input[name=variant]').value === %s);

@@ -66,9 +66,11 @@ class BrowserTest(cdp.BrowserTestCase):
     # Helpers -----------------------------------------------------------
 
     def create_game(self, south, north):
-        """Fill in the home page's form; return {seat: url} from the created page."""
+        """Choose Nchess on the home page, fill in its form; return {seat: url} from the created page."""
         self.a.goto(self.base + "/")
         self.assertIn("Rookery", self.a.js("document.title"))
+        self.a.act("document.querySelector('a.game-pick[href=\"/new/nchess\"]').click()")
+        self.assertEqual(self.a.url(), self.base + "/new/nchess")
         self.a.act("""(() => {
   const f = document.querySelector('form.create');
   f.querySelector('input[name=name0]').value = %s;

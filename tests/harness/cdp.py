@@ -49,6 +49,7 @@ import tempfile
 import threading
 import time
 import unittest
+import urllib.error
 import urllib.request
 
 from harness import daemon
@@ -604,13 +605,28 @@ class BrowserTestCase(unittest.TestCase):
 
     def api(self, path, body=None, token=None):
         """The JSON answer of the server's API at path: a POST of body (JSON) when given, else a GET."""
+        with urllib.request.urlopen(self._request(path, body, token), timeout=daemon.HTTP_TIMEOUT) as r:
+            return json.loads(r.read())
+
+    def api_status(self, path, body=None, token=None):
+        """(status, answer) of the same request as api(), errors included: the answer parsed when
+        it is JSON, else its text."""
+        try:
+            r = urllib.request.urlopen(self._request(path, body, token), timeout=daemon.HTTP_TIMEOUT)
+        except urllib.error.HTTPError as e:
+            r = e
+        with r:
+            data = r.read()
+            json_type = (r.headers.get("Content-Type") or "").startswith("application/json")
+            return r.status, json.loads(data) if json_type else data.decode("utf-8", "replace")
+
+    def _request(self, path, body, token):
         req = urllib.request.Request(self.base + path, data=json.dumps(body).encode() if body is not None else None)
         if body is not None:
             req.add_header("Content-Type", "application/json")
         if token:
             req.add_header("Authorization", "Bearer " + token)
-        with urllib.request.urlopen(req, timeout=daemon.HTTP_TIMEOUT) as r:
-            return json.loads(r.read())
+        return req
 
     def assert_no_console_errors(self, ignore=()):
         for tab in self.tabs_opened:

@@ -290,8 +290,8 @@ class Daemon:
         cookie = r.header("Set-Cookie")
         return fields, ({"Cookie": cookie.split(";")[0]} if cookie else {})
 
-    def post_page_form(self, path, fields, page="/", origin=None, headers=None, conn=None):
-        """Post a form of page (the home page's by default) as a browser would, cookie and form token included."""
+    def post_page_form(self, path, fields, page="/new/nchess", origin=None, headers=None, conn=None):
+        """Post a form of page (the new game form's by default) as a browser would, cookie and form token included."""
         tok, hdrs = self.page_form(page)
         body = fields if isinstance(fields, (str, bytes)) else urllib.parse.urlencode(fields)
         body = (body.decode() if isinstance(body, bytes) else body) + "&" + urllib.parse.urlencode(tok)
@@ -553,4 +553,18 @@ def run_tests():
 def main(doc):
     """A test script's entry point: `script.py PATH-TO-ROOKERY [unittest options]`."""
     arguments(doc)
+    return run_tests()
+
+
+def main_with_tool(doc, use_tool):
+    """The entry point of a test script that needs a program from outside (a checker from npm):
+    `script.py PATH-TO-ROOKERY [PATH-TO-TOOL] [unittest options]`. use_tool(path or None) takes
+    the tool's path when given and returns why the tool cannot run, or None. Without the tool
+    the script fails and says so: a check that silently did not run would pass everything."""
+    paths = arguments(doc, 2)
+    missing = use_tool(paths[1] if len(paths) > 1 else None)
+    if missing:
+        print(missing, file=sys.stderr)
+        print("0 passed, 1 failed")
+        return 1
     return run_tests()
