@@ -1,8 +1,10 @@
 /* board_look.c - the board's colours (templates/style.css's, for drawings without it), piece names and the position in words. */
 #include "game/board_look.h"
+#include "game/view.h"
 #include "xalloc.h"
 
 #include <glib.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,53 +89,106 @@ char *board_piece_title(const rules_game *rules, const rules_cell *cell)
 	return xstrdup(cell->piece);
 }
 
-/* Append "P sq, P sq." for the pieces on v drawn in side (nothing when there are none). */
-static void side_words(GString *t, const rules_game *rules, const rules_view *v, const char *side)
+/*
+ * A piece in words, from the game's legend ("K King, Q Queen, ..."): the word
+ * after its letter, up to any note in brackets; a piece the legend does not
+ * name (a compound of several letters) keeps its letters.
+ */
+static void piece_word(const rules_game *rules, const char *piece, char *out, size_t size)
+{
+	const char *l = rules->legend;
+
+	snprintf(out, size, "%s", piece);
+	if (!l || !piece[0] || piece[1])
+		return;
+	for (const char *item = l; item && *item && *item != ';'; item = strstr(item, ", ") ? strstr(item, ", ") + 2 : NULL) {
+		if ((item[0] | 0x20) != (piece[0] | 0x20) || item[1] != ' ')
+			continue;
+		size_t n = strcspn(item + 2, ",;(");
+		while (n && item[2 + n - 1] == ' ')
+			n--;
+		snprintf(out, size, "%.*s", (int)n, item + 2);
+		return;
+	}
+}
+
+/* "Chariot a1, Knight b1" of the pieces in cells that pick says belong to one group, appended to text. */
+static void army_text(const rules_game *rules, const rules_view *v, int owner, unsigned controllers, GString *text)
 {
 	int n = 0;
 
 	for (int r = 0; r < v->rows; r++)
 		for (int c = 0; c < v->cols; c++) {
 			const rules_cell *cell = &v->cell[r][c];
-			if (!cell->piece[0] || strcmp(board_piece_side(rules, cell), side))
+			char word[48];
+			if (!cell->piece[0] || cell->controllers != controllers || (!controllers && cell->owner != owner))
 				continue;
-			g_string_append_printf(t, "%s%s %s", n++ ? ", " : "", cell->piece, cell->name);
-			if (cell->controllers) {
-				char *title = board_piece_title(rules, cell);
-				g_string_append_printf(t, " (%s)", title + strlen(cell->piece) + 1);
-				free(title);
-			}
+			piece_word(rules, cell->piece, word, sizeof word);
+			g_string_append_printf(text, "%s%s %s", n++ ? ", " : "", word, cell->name);
 		}
-	if (n)
-		g_string_append_c(t, '.');
 }
 
 char *board_words(const rules_game *rules, const rules_view *v)
 {
-	GString *t = g_string_new(NULL);
+	GString *text = g_string_new(NULL);
+	unsigned shared[RULES_MAX_ROWS * RULES_MAX_COLS];
+	int nshared = 0, unowned = 0;
 
-	for (int i = 0; i <= rules->nseats + 1; i++) {
-		const char *side = i < rules->nseats ? rules->seat_names[i] : i == rules->nseats ? "shared" : "none";
-		GString *part = g_string_new(NULL);
-		side_words(part, rules, v, side);
-		if (part->len)
-			g_string_append_printf(t, "%s%s: %s", t->len ? " " : "",
-					       i < rules->nseats ? side : i == rules->nseats ? "Shared" : "Other pieces",
-					       part->str);
-		g_string_free(part, TRUE);
+	for (int s = 0; s < rules->nseats; s++) {
+		size_t at = text->len;
+		g_string_append_printf(text, "%s%s: ", at ? "; " : "", rules->seat_names[s]);
+		size_t head = text->len;
+		army_text(rules, v, s, 0, text);
+		if (text->len == head)
+			g_string_truncate(text, at);
 	}
-	if (!t->len)
-		g_string_append(t, "No pieces on the board.");
+	/* Shared pieces, by the seats sharing them; pieces of no seat. */
+	for (int r = 0; r < v->rows; r++)
+		for (int c = 0; c < v->cols; c++) {
+			const rules_cell *cell = &v->cell[r][c];
+			int seen = 0;
+			unowned |= cell->piece[0] && !cell->controllers && cell->owner < 0;
+			for (int i = 0; i < nshared; i++)
+				seen |= shared[i] == cell->controllers;
+			if (cell->piece[0] && cell->controllers && !seen)
+				shared[nshared++] = cell->controllers;
+		}
+	for (int i = 0; i < nshared; i++) {
+		json_t *who = view_seat_list(rules, shared[i]);
+		g_string_append_printf(text, "%sshared by", text->len ? "; " : "");
+		for (size_t k = 0; k < json_array_size(who); k++)
+			g_string_append_printf(text, "%s%s", k ? " and " : " ", json_string_value(json_array_get(who, k)));
+		g_string_append(text, ": ");
+		json_decref(who);
+		army_text(rules, v, -1, shared[i], text);
+	}
+	if (unowned) {
+		g_string_append_printf(text, "%sof no side: ", text->len ? "; " : "");
+		army_text(rules, v, -1, 0, text);
+	}
+	if (!text->len)
+		g_string_append(text, "No pieces on the board");
 	for (int h = 0; h < v->nholdings; h++) {
 		const rules_holding *hd = &v->holding[h];
 		if (!hd->npieces)
 			continue;
-		g_string_append_printf(t, " %s:", hd->name);
-		for (int i = 0; i < hd->npieces; i++)
-			g_string_append_printf(t, " %s", hd->pieces[i]);
-		g_string_append_c(t, '.');
+		g_string_append_printf(text, "; in %s:", hd->name);
+		for (int i = 0; i < hd->npieces; i++) {
+			char word[48];
+			piece_word(rules, hd->pieces[i], word, sizeof word);
+			g_string_append_printf(text, "%s %s", i ? "," : "", word);
+		}
 	}
-	char *out = xstrdup(t->str);
-	g_string_free(t, TRUE);
+	g_string_append(text, ".");
+	char *out = xstrdup(text->str);
+	g_string_free(text, TRUE);
+	return out;
+}
+
+json_t *board_words_json(const rules_game *rules, const rules_view *v)
+{
+	char *words = board_words(rules, v);
+	json_t *out = json_string(words);
+	free(words);
 	return out;
 }

@@ -4,6 +4,8 @@
 
 #include "rules.h"
 
+#include <jansson.h>
+
 /*
  * The colours are those templates/style.css gives the game page's board
  * (svg.board ...): drawings that cannot use the stylesheet (a standalone
@@ -47,11 +49,15 @@ board_piece_paint board_piece_look(const char *side);
 char *board_piece_title(const rules_game *rules, const rules_cell *cell);
 
 /*
- * The position of v in words, for a text alternative (malloc'd): each
- * seat's pieces with their squares, the shared ones, and the holdings:
- * "South: C 1 5, R 1 1. North: c 9 5. South's prison 4: s n." or "No
- * pieces on the board."
+ * The position of v in words, the board's text alternative wherever it is
+ * drawn (malloc'd): each army's pieces by their names in the game's legend,
+ * with their squares, then the shared pieces, those of no side and those
+ * held off the board: "South: Chariot 9 1, Knight 9 2; North: ...; shared
+ * by East and West: Pawn b2; in South's prison: Knight." or "No pieces on
+ * the board."
  */
 char *board_words(const rules_game *rules, const rules_view *v);
+/* The same, as a JSON string for a template's model. */
+json_t *board_words_json(const rules_game *rules, const rules_view *v);
 
 #endif

@@ -112,106 +112,6 @@ static json_t *cell_model(const game_loaded *g, const rules_view *v, int r, int 
 	return o;
 }
 
-/*
- * A piece in words, from the game's legend ("K King, Q Queen, ..."): the word
- * after its letter, up to any note in brackets; a piece the legend does not
- * name (a compound of several letters) keeps its letters.
- */
-static void piece_word(const rules_game *rules, const char *piece, char *out, size_t size)
-{
-	const char *l = rules->legend;
-
-	snprintf(out, size, "%s", piece);
-	if (!l || !piece[0] || piece[1])
-		return;
-	for (const char *item = l; item && *item && *item != ';'; item = strstr(item, ", ") ? strstr(item, ", ") + 2 : NULL) {
-		if ((item[0] | 0x20) != (piece[0] | 0x20) || item[1] != ' ')
-			continue;
-		size_t n = strcspn(item + 2, ",;(");
-		while (n && item[2 + n - 1] == ' ')
-			n--;
-		snprintf(out, size, "%.*s", (int)n, item + 2);
-		return;
-	}
-}
-
-/* "Chariot a1, Knight b1" of the pieces in cells that pick says belong to one group, appended to text. */
-static void army_text(const game_loaded *g, const rules_view *v, int owner, unsigned controllers, GString *text)
-{
-	int n = 0;
-
-	for (int r = 0; r < v->rows; r++)
-		for (int c = 0; c < v->cols; c++) {
-			const rules_cell *cell = &v->cell[r][c];
-			char word[48];
-			if (!cell->piece[0] || cell->controllers != controllers || (!controllers && cell->owner != owner))
-				continue;
-			piece_word(g->rules, cell->piece, word, sizeof word);
-			g_string_append_printf(text, "%s%s %s", n++ ? ", " : "", word, cell->name);
-		}
-}
-
-/*
- * The position in words, the board's text alternative: each army's pieces
- * and squares, then the shared pieces and those held off the board.
- */
-static json_t *position_text(const game_loaded *g, const rules_view *v)
-{
-	GString *text = g_string_new(NULL);
-	unsigned shared[RULES_MAX_ROWS * RULES_MAX_COLS];
-	int nshared = 0, unowned = 0;
-
-	for (int s = 0; s < g->rules->nseats; s++) {
-		size_t at = text->len;
-		g_string_append_printf(text, "%s%s: ", at ? "; " : "", g->rules->seat_names[s]);
-		size_t head = text->len;
-		army_text(g, v, s, 0, text);
-		if (text->len == head)
-			g_string_truncate(text, at);
-	}
-	/* Shared pieces, by the seats sharing them; pieces of no seat. */
-	for (int r = 0; r < v->rows; r++)
-		for (int c = 0; c < v->cols; c++) {
-			const rules_cell *cell = &v->cell[r][c];
-			int seen = 0;
-			unowned |= cell->piece[0] && !cell->controllers && cell->owner < 0;
-			for (int i = 0; i < nshared; i++)
-				seen |= shared[i] == cell->controllers;
-			if (cell->piece[0] && cell->controllers && !seen)
-				shared[nshared++] = cell->controllers;
-		}
-	for (int i = 0; i < nshared; i++) {
-		json_t *who = view_seat_list(g->rules, shared[i]);
-		g_string_append_printf(text, "%sshared by", text->len ? "; " : "");
-		for (size_t k = 0; k < json_array_size(who); k++)
-			g_string_append_printf(text, "%s%s", k ? " and " : " ", json_string_value(json_array_get(who, k)));
-		g_string_append(text, ": ");
-		json_decref(who);
-		army_text(g, v, -1, shared[i], text);
-	}
-	if (unowned) {
-		g_string_append_printf(text, "%sof no side: ", text->len ? "; " : "");
-		army_text(g, v, -1, 0, text);
-	}
-	if (!text->len)
-		g_string_append(text, "No pieces on the board");
-	for (int h = 0; h < v->nholdings; h++) {
-		const rules_holding *hd = &v->holding[h];
-		if (!hd->npieces)
-			continue;
-		g_string_append_printf(text, "; in %s:", hd->name);
-		for (int i = 0; i < hd->npieces; i++) {
-			char word[48];
-			piece_word(g->rules, hd->pieces[i], word, sizeof word);
-			g_string_append_printf(text, "%s %s", i ? "," : "", word);
-		}
-	}
-	g_string_append(text, ".");
-	json_t *out = json_string(text->str);
-	g_string_free(text, TRUE);
-	return out;
-}
-
 /* A coordinate's text at (x, y), its middle there. */
 static json_t *label(double x, double y, const char *text)
 {
@@ -301,7 +201,7 @@ json_t *board_svg(const game_loaded *g, int seat, const rules_view *v, json_t *l
 	char *box = xasprintf("0 0 %d %d", (int)width, (int)y + 1);
 	json_t *out = json_pack("{s:s, s:o, s:o, s:o, s:b, s:i, s:o}", "viewbox", box, "cells", cells,
 				"labels", labels, "hands", hands, "has_hands", json_array_size(hands) > 0,
-				"width", (int)width, "alt", position_text(g, v));
+				"width", (int)width, "alt", board_words_json(g->rules, v));
 	free(box);
 	free(hex);
 	return out;

@@ -86,7 +86,8 @@ static void cell_svg(GString *out, json_t *cell)
 	}
 	g_string_append_printf(out, "</title><polygon points=\"%s\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%g\"/>",
 			       str(cell, "shape"), sq.fill, sq.stroke, sq.stroke_width);
-	if (json_object_get(cell, "label")) {
+	/* As on the page: a piece hides its square's name, so none is written under it. */
+	if (json_object_get(cell, "label") && !piece) {
 		g_string_append(out, "<text class=\"name\" y=\"-11\" font-size=\"7\" fill=\"" BOARD_MUTED "\" " CENTRED ">");
 		esc(out, str(cell, "label"));
 		g_string_append(out, "</text>");
@@ -148,7 +149,8 @@ char *board_image_svg(const game_loaded *g, int side, int ply, json_t *last_plac
 
 	view_oriented_public(g, side, v);
 	model = board_svg(g, side, v, last_places);
-	char *words = board_words(g->rules, v);
+	/* The model holds the text alternative: the same words as the game page's. */
+	const char *words = str(model, "alt");
 	const char *box = str(model, "viewbox");
 	/* The viewBox is "0 0 W H": the image's own size is the same. */
 	height = atoi(strrchr(box, ' ') + 1);
@@ -182,7 +184,6 @@ char *board_image_svg(const game_loaded *g, int side, int ply, json_t *last_plac
 		hand_svg(out, o);
 	g_string_append(out, "</svg>\n");
 	json_decref(model);
-	free(words);
 	free(v);
 	char *s = xstrdup(out->str);
 	g_string_free(out, TRUE);

@@ -95,14 +95,16 @@ def parse_svg(test, text, where):
 
 
 def described(desc, seats):
-    """The pieces the image's description lists: "South: C 9 1, S 7 1. North: ... Shared: P b2 (shared
-    by North and West)." as {square: (side, piece)}."""
+    """The sides of the pieces the image's description (the page's text alternative) lists:
+    "South: Chariot 9 1, Knight 9 2; North: ...; shared by North and West: Pawn b2; in South's
+    prison: Knight." as {square: side}; the pieces themselves are read from the drawing."""
     out = {}
-    for side in seats + ("Shared",):
-        m = re.search(rf"(?:^| ){side}: ([^.]*)\.", desc)
-        for item in m.group(1).split(", ") if m else ():
-            piece, square = re.fullmatch(r"(\S+) (\S+(?: \d+)?)(?: \(shared by .*\))?", item).groups()
-            out[square] = ("shared" if side == "Shared" else side, piece)
+    for part in desc.rstrip(".").split("; "):
+        label, _, items = part.partition(": ")
+        side = label if label in seats else "shared" if label.startswith("shared by ") else \
+            "none" if label == "of no side" else None
+        for item in items.split(", ") if side else ():
+            out[re.fullmatch(r"(.+?) (\S+(?: \d+)?)", item).group(2)] = side
     return out
 
 
@@ -216,7 +218,8 @@ class EveryPly(BoardImageCase):
                 self.assertEqual(img["root"].get("data-ply"), str(ply), where)
                 self.assertEqual(img["root"].get("data-side"), seat, where)
                 self.assertEqual(img["pieces"], pieces, where)
-                self.assertEqual(described(img["root"].find(SVG + "desc").text, seats), pieces, where)
+                self.assertEqual(described(img["root"].find(SVG + "desc").text, seats),
+                                 {sq: side for sq, (side, _) in pieces.items()}, where)
                 self.assertEqual(img["held"], held, where)
                 self.assertEqual({k: v for k, v in img["hands"].items() if v}, hands, where)
                 self.assertEqual(set(img["squares"]), {n for row in names for n in row if n}, where)

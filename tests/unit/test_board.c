@@ -194,8 +194,8 @@ static void test_image_svg(void **state)
 				   "class=\"board\" viewBox=\"0 0 404 413\" width=\"404\" height=\"413\"";
 	assert_int_equal(strncmp(svg, head, sizeof head - 1), 0);
 	assert_non_null(strstr(svg, "<title id=\"board-title\">Nchess game g1&amp;&lt;x&gt; after ply 0, seen from North&apos;s side</title>"));
-	assert_non_null(strstr(svg, "<desc id=\"board-desc\">South: C 9 9, N 9 8, M 9 7,"));
-	assert_non_null(strstr(svg, " North: s 3 9, s 3 7,"));
+	assert_non_null(strstr(svg, "<desc id=\"board-desc\">South: Chariot 9 9, Knight 9 8, Minister 9 7,"));
+	assert_non_null(strstr(svg, "; North: Soldier 3 9, Soldier 3 7,"));
 	/* South's Chariot on 9 1, drawn in South's colours; the last move's square outlined. */
 	const char *c91 = strstr(svg, "data-square=\"9 1\"");
 	assert_non_null(c91);
