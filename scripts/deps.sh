@@ -5,8 +5,8 @@
 # tests/browser/html_validator/package-lock.json, run by Debian's Node.js (any node already on the machine will do).
 set -eu
 
-build="gcc pkg-config meson ninja-build python3 libsqlite3-dev libmicrohttpd-dev libjansson-dev libsodium-dev libgmime-3.0-dev libcurl4-openssl-dev"
-test="libcmocka-dev chromium curl python3-aiosmtpd postfix swaks faketime"
+build="gcc pkg-config meson ninja-build python3 python3-yaml libsqlite3-dev libmicrohttpd-dev libjansson-dev libsodium-dev libgmime-3.0-dev libcurl4-openssl-dev"
+test="libcmocka-dev chromium curl python3-aiosmtpd python3-jsonschema postfix swaks faketime"
 
 want=$build
 if [ "${1:-build}" = test ]; then
