@@ -1,8 +1,9 @@
 #!/bin/sh
 # deps.sh - install the Debian packages Rookery needs to build, run and test (only the missing ones).
 # usage: scripts/deps.sh [build|test]
-# "test" also installs the HTML validator of tests/browser/html_valid.py: html-validate from npm, as pinned by
-# tests/browser/html_validator/package-lock.json, run by Debian's Node.js (any node already on the machine will do).
+# "test" also installs the HTML validator of tests/browser/html_valid.py (html-validate) and the OpenAPI 3.1 schema
+# of tests/api/openapi_contract.py from npm, as pinned by the package-lock.json of tests/browser/html_validator and
+# tests/api/openapi_schema, with Debian's Node.js (any node already on the machine will do).
 set -eu
 
 build="gcc pkg-config meson ninja-build python3 python3-yaml libsqlite3-dev libmicrohttpd-dev libjansson-dev libsodium-dev libgmime-3.0-dev libcurl4-openssl-dev"
@@ -36,10 +37,13 @@ if [ -n "$missing" ]; then
 fi
 
 [ "${1:-build}" = test ] || exit 0
-# The HTML validator, again whenever the lock file is newer than what npm installed.
-html="$(dirname "$0")/../tests/browser/html_validator"
-if [ ! -d "$html/node_modules" ] || [ -n "$(find "$html/package-lock.json" -newer "$html/node_modules")" ]; then
-	echo "Installing the HTML validator (npm ci in tests/browser/html_validator)"
-	(cd "$html" && npm ci --no-audit --no-fund)
-	touch "$html/node_modules"
-fi
+# The npm packages of the tests, each folder again whenever its lock file is newer than what npm installed:
+# the HTML validator, and the OpenAPI 3.1 schema that tests/api/openapi_contract.py checks docs/openapi.yaml by.
+for dir in tests/browser/html_validator tests/api/openapi_schema; do
+	pkg="$(dirname "$0")/../$dir"
+	if [ ! -d "$pkg/node_modules" ] || [ -n "$(find "$pkg/package-lock.json" -newer "$pkg/node_modules")" ]; then
+		echo "Installing the npm packages of $dir (npm ci)"
+		(cd "$pkg" && npm ci --no-audit --no-fund)
+		touch "$pkg/node_modules"
+	fi
+done

@@ -11,7 +11,7 @@ setups first, each seat playing its listed default), offers a draw, sends a
 bad move through the page's form, and resigns seats until the game is over.
 It saves each page on the way to a temporary directory:
 
-  the home page, and again with a form error; the page of each variant's rules;
+  the home page, and again with a form error; the page of each variant's rules; the API's summary (/api);
   the "created" page after POST /games from the home form, for each variant;
   each game's page for the public and for every seat (seat link from the create
   answer: /games/{id}?seat=TOKEN) at the start, after the moves and messages, with a draw
@@ -196,6 +196,7 @@ class HtmlValidTests(daemon.DaemonCase):
         self.assertTrue(variants)
 
         self.get_page("home", "/")
+        self.get_page("the API contract's summary", "/api")
         self.post_page("home with a form error (unknown variant)", "/games", {"variant": "no-such-game"}, 422)
         self.post_page("home with a form error (another site)", "/games", {"variant": variants[0]["id"]}, 403,
                        origin="https://elsewhere.example")
