@@ -9,7 +9,8 @@ only answer 404 not_found or 414 uri_too_long; a path whose method the document 
 GET without its body. Refusals the HTTP library makes itself (LIBRARY_REFUSALS, without a
 Content-Type) are not the API's and pass.
 
-ROOKERY_CONTRACT=0 in the environment turns the check off (for benchmarks only).
+ROOKERY_CONTRACT=0 in the environment turns the check off (for benchmarks only); ROOKERY_CONTRACT_SEEN=FILE
+appends "METHOD template status" for each answer checked, to see which declared answers the tests reach.
 
 Debian's python3-yaml and python3-jsonschema.
 """
@@ -123,6 +124,10 @@ class Contract:
         responses = op.get("responses", {})
         declared = responses.get(str(status))
         opname = f"{method.upper()} {template}"
+        seen = os.environ.get("ROOKERY_CONTRACT_SEEN")
+        if seen:
+            with self.lock, open(seen, "a", encoding="utf-8") as f:
+                f.write(f"{opname} {status}\n")
         if declared is None:
             return [f"{where}: status {status} is not declared for {opname} "
                     f"(declared: {', '.join(sorted(responses))}); body: {body[:300]!r}"]
