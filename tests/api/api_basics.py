@@ -435,7 +435,7 @@ class BadInputTests(DaemonCase):
         self.assertEqual(r.status, 413, r)
 
     def test_unknown_routes(self):
-        for path in ("/api", "/api/", "/api/games/", "/api/variants/", "/api/games/x/y", "/api/games//moves",
+        for path in ("/api/", "/api/openapi.json/", "/api/games/", "/api/variants/", "/api/games/x/y", "/api/games//moves",
                      f"/api/games/{self.gid}/", f"/api/games/{self.gid}/moves/0", "/api/v2/games",
                      "/games/", "/nothing", "/index.html", "//", "/.env", "/api/games/" + "a" * 65,
                      "/templates/game.html", "/rules/", "/style.css/x"):
