@@ -52,7 +52,7 @@ class Contract:
             regex = "^" + re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template)) + "$"
             self.templates.append((re.compile(regex), template, item))
         self.templates.sort(key=lambda t: t[1].count("{"))
-        self.validators = {}
+        self.local = threading.local()
         self.lock = threading.Lock()
 
     def resolve(self, node):
@@ -69,15 +69,17 @@ class Contract:
         return node
 
     def validator(self, key, schema):
-        """A Draft 2020-12 validator of schema whose references reach into the whole document."""
-        with self.lock:
-            v = self.validators.get(key)
-            if v is None:
-                root = {"$schema": "https://json-schema.org/draft/2020-12/schema", "allOf": [schema],
-                        "components": self.doc.get("components", {})}
-                v = jsonschema.Draft202012Validator(root)
-                self.validators[key] = v
-            return v
+        """A Draft 2020-12 validator of schema whose references reach into the whole document; one per
+        thread (a validator's reference resolver keeps a stack of scopes while it works)."""
+        validators = getattr(self.local, "validators", None)
+        if validators is None:
+            validators = self.local.validators = {}
+        v = validators.get(key)
+        if v is None:
+            root = {"$schema": "https://json-schema.org/draft/2020-12/schema", "allOf": [schema],
+                    "components": self.doc.get("components", {})}
+            v = validators[key] = jsonschema.Draft202012Validator(root)
+        return v
 
     def operation(self, method, path):
         """(template, path item, operation or None) for a request; (None, None, None) when no template matches."""
