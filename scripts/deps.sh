@@ -1,13 +1,14 @@
 #!/bin/sh
 # deps.sh - install the Debian packages Rookery needs to build, run and test (only the missing ones).
 # usage: scripts/deps.sh [build|test]
-# "test" also installs the HTML validator of tests/browser/html_valid.py (html-validate) and the accessibility
-# checker of tests/browser/accessibility.py (axe-core) from npm, as pinned by the package-lock.json in
-# tests/browser/html_validator and tests/browser/axe, run by Debian's Node.js (any node already on the machine will do).
+# "test" also installs, from npm as pinned by the package-lock.json of each folder and run by Debian's Node.js
+# (any node already on the machine will do): the HTML validator of tests/browser/html_valid.py (html-validate),
+# the accessibility checker of tests/browser/accessibility.py (axe-core) and the OpenAPI 3.1 schema that
+# tests/api/openapi_contract.py checks docs/openapi.yaml by.
 set -eu
 
-build="gcc pkg-config meson ninja-build python3 libsqlite3-dev libmicrohttpd-dev libjansson-dev libsodium-dev libgmime-3.0-dev libcurl4-openssl-dev"
-test="libcmocka-dev chromium curl python3-aiosmtpd postfix swaks faketime"
+build="gcc pkg-config meson ninja-build python3 python3-yaml libsqlite3-dev libmicrohttpd-dev libjansson-dev libsodium-dev libgmime-3.0-dev libcurl4-openssl-dev"
+test="libcmocka-dev chromium curl python3-aiosmtpd python3-jsonschema postfix swaks faketime"
 
 want=$build
 if [ "${1:-build}" = test ]; then
@@ -37,11 +38,11 @@ if [ -n "$missing" ]; then
 fi
 
 [ "${1:-build}" = test ] || exit 0
-# The HTML validator and the accessibility checker, again whenever a lock file is newer than what npm installed.
-for dir in html_validator axe; do
-	pkg="$(dirname "$0")/../tests/browser/$dir"
+# The npm packages of the tests, each folder again whenever its lock file is newer than what npm installed.
+for dir in tests/browser/html_validator tests/browser/axe tests/api/openapi_schema; do
+	pkg="$(dirname "$0")/../$dir"
 	if [ ! -d "$pkg/node_modules" ] || [ -n "$(find "$pkg/package-lock.json" -newer "$pkg/node_modules")" ]; then
-		echo "Installing tests/browser/$dir (npm ci)"
+		echo "Installing the npm packages of $dir (npm ci)"
 		(cd "$pkg" && npm ci --no-audit --no-fund)
 		touch "$pkg/node_modules"
 	fi

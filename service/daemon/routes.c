@@ -38,6 +38,7 @@ static const http_route routes[] = {
 	{"GET",  "/api/games/{}/messages",     AUTH_SEAT,     BODY_NONE, LIMIT_BODY_NONE,  1, api_get_messages},
 	{"GET",  "/api/vacation",              AUTH_PLAYER,    BODY_NONE, LIMIT_BODY_NONE,  1, api_vacation_get},
 	{"POST", "/api/vacation",              AUTH_PLAYER,    BODY_JSON, LIMIT_BODY_JSON,  1, api_vacation_post},
+	{"GET",  "/api/openapi.json",          AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  1, page_api_contract},
 
 	{"GET",  "/",                          AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_home},
 	{"POST", "/games",                     AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_create},
@@ -63,6 +64,7 @@ static const http_route routes[] = {
 	{"POST", "/me",                        AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_me_request},
 	{"GET",  "/me/{token}",                AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_me_open},
 	{"POST", "/me/{token}",                AUTH_NONE,     BODY_FORM, LIMIT_BODY_FORM,  0, page_me_games},
+	{"GET",  "/api",                       AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_api},
 	{"GET",  "/rules/{}",                  AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_rules},
 	{"GET",  "/style.css",                 AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_asset},
 	{"GET",  "/play.js",                   AUTH_NONE,     BODY_NONE, LIMIT_BODY_NONE,  0, page_asset},

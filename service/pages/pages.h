@@ -42,6 +42,11 @@ void page_rules(http_request *req, http_response *res);
 /* The static files served from the binary: /style.css, /play.js, /setup.js, /favicon.svg. */
 void page_asset(http_request *req, http_response *res);
 
+/* GET /api/openapi.json: the API contract, docs/openapi.yaml as the build made it JSON (ETag, 304). */
+void page_api_contract(http_request *req, http_response *res);
+/* GET /api: the contract summarised for people, every endpoint with its parameters and answers. */
+void page_api(http_request *req, http_response *res);
+
 void page_me(http_request *req, http_response *res);
 void page_me_request(http_request *req, http_response *res);
 void page_me_open(http_request *req, http_response *res);

@@ -435,7 +435,7 @@ class BadInputTests(DaemonCase):
         self.assertEqual(r.status, 413, r)
 
     def test_unknown_routes(self):
-        for path in ("/api", "/api/", "/api/games/", "/api/variants/", "/api/games/x/y", "/api/games//moves",
+        for path in ("/api/", "/api/openapi.json/", "/api/games/", "/api/variants/", "/api/games/x/y", "/api/games//moves",
                      f"/api/games/{self.gid}/", f"/api/games/{self.gid}/moves/0", "/api/v2/games",
                      "/games/", "/nothing", "/index.html", "//", "/.env", "/api/games/" + "a" * 65,
                      "/templates/game.html", "/rules/", "/style.css/x"):
@@ -457,8 +457,8 @@ class BadInputTests(DaemonCase):
             ("POST", f"/api/games/{gid}", "GET"),
             ("PATCH", f"/api/games/{gid}/moves", "GET, POST"),
             ("DELETE", f"/api/games/{gid}/moves", "GET, POST"),
-            ("DELETE", "/api/games", "GET, POST"),
             ("POST", "/api/variants", "GET"),
+            ("DELETE", "/api/games", "GET, POST"),
             ("GET", f"/api/games/{gid}/resign", "POST"),
             ("GET", f"/api/games/{gid}/draw", "POST"),
             ("POST", f"/api/games/{gid}/dice", "GET"),

@@ -12,7 +12,7 @@ bad move through the page's form, and resigns seats until the game is over.
 It saves each page on the way to a temporary directory:
 
   the home page (choosing the game), and again with a form error; each variant's new game form
-  (/new/{variant}), and again with form errors; the page of each variant's rules;
+  (/new/{variant}), and again with form errors; the page of each variant's rules; the API's summary (/api);
   the "created" page after POST /games from the new game form, for each variant, and with a seat
   left open; that open game's public page with its join form (and the form's error), and its seat's page;
   each game's page for the public and for every seat (seat link from the create
@@ -203,6 +203,7 @@ class HtmlValidTests(daemon.DaemonCase):
         self.variant_ids = {v["id"] for v in variants}
 
         self.get_page("home", "/")
+        self.get_page("the API contract's summary", "/api")
         self.post_page("home with a form error (unknown variant)", "/games", {"variant": "no-such-game"}, 422)
         self.post_page("new game form with an error (another site)", "/games", {"variant": variants[0]["id"]}, 403,
                        origin="https://elsewhere.example")

@@ -1,5 +1,6 @@
 """harness.daemon - the rookery daemon under test: started on 127.0.0.1 on a fresh database, driven
-over HTTP, stopped and checked.
+over HTTP, stopped and checked. Every answer under /api/ is checked against docs/openapi.yaml
+(harness.openapi): one it does not declare fails the request, and again the daemon's stop().
 
 A Daemon runs `rookery serve --port 0` in a temporary directory, reads the port from the line the
 daemon prints once it listens, and stops it with SIGTERM: the daemon must then exit 0, log
@@ -9,7 +10,7 @@ LeakSanitizer, UBSan or ThreadSanitizer error. DaemonCase shares one daemon amon
 A test script's entry point is main(__doc__): the first argument is the rookery binary (ROOKERY),
 the rest are unittest's options.
 
-Python standard library only.
+Python standard library, and harness.openapi (Debian's python3-yaml and python3-jsonschema).
 """
 import email
 import email.policy
@@ -30,6 +31,7 @@ import time
 import unittest
 import urllib.parse
 
+from harness import openapi
 from harness.pages import page_board
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -143,6 +145,7 @@ class Daemon:
         self.db = db or os.path.join(self.workdir, "rookery.db")
         self.extra = list(extra)
         self.secrets = set()      # seat tokens that must never reach the log
+        self.contract_problems = []   # answers under /api/ that docs/openapi.yaml does not declare
         self.extra_env = {}       # variables set for the daemon only
         self.proc = None
         self.port = None
@@ -213,6 +216,9 @@ class Daemon:
         for mark in SANITIZER_MARKS:
             if mark in log:
                 problems.append(f"the log shows {mark!r}")
+        if self.contract_problems:
+            problems.append("answers broke the API contract (docs/openapi.yaml):\n" +
+                            "\n".join(self.contract_problems[:20]))
         for s in self.secrets:
             if s in log:
                 problems.append(f"a seat token appears in the log: {s[:6]}...")
@@ -263,10 +269,15 @@ class Daemon:
             c.request(method, path, body=body, headers=hdrs, encode_chunked=chunked)
             r = c.getresponse()
             data = r.read()
-            return Response(r.status, r.headers, data)
         finally:
             if own:
                 c.close()
+        problems = openapi.check_answer(method, path, r.status, r.headers, data)
+        if problems:
+            # Kept for stop() too: a test's thread may swallow the exception.
+            self.contract_problems += problems
+            raise AssertionError("the answer breaks the API contract (docs/openapi.yaml):\n" + "\n".join(problems))
+        return Response(r.status, r.headers, data)
 
     def get(self, path, **kw):
         return self.request("GET", path, **kw)
