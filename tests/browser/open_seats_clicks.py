@@ -5,7 +5,8 @@ Usage: open_seats_clicks.py /path/to/rookery
 
 Headless Chromium (tests/harness/cdp.py): Ann creates an Nchess game with North left open and
 waits on her seat's page, which says that the game waits for a player and offers her no move. A
-stranger opens the game's public page, picks North in its join form, types a name and takes the
+stranger comes to the home page, follows "Find a game" to /games, finds the game among the open
+seats to take, opens its public page, picks North in its join form, types a name and takes the
 seat: the browser lands on the new seat's page, which shows the game under way. Ann's page takes
 the start by a live update (no page load) and offers her move, which she plays. No tab may log a
 console error.
@@ -37,8 +38,17 @@ class OpenSeatsClicks(cdp.BrowserTestCase):
         self.assertIsNone(ann.js("document.querySelector('form[action$=\"/join\"]')"), "Ann holds a seat")
         loads = ann.load_count()
 
+        # A stranger finds the game: from the home page to the lists, then the game among the open ones.
         stranger = self.new_tab()
-        stranger.goto(f"{self.base}/games/{gid}")
+        stranger.goto(self.base + "/")
+        stranger.act("document.querySelector('nav a[href=\"/games\"]').click()")
+        self.assertEqual(stranger.url(), f"{self.base}/games")
+        self.assertIsNone(stranger.js(f"document.querySelector('#active a[href=\"/games/{gid}\"]')"),
+                          "an open game is not among the games in progress")
+        self.assertIn("North: open seat", stranger.js(
+            f"document.querySelector('#open a[href=\"/games/{gid}\"]').parentNode.innerText"))
+        stranger.act(f"document.querySelector('#open a[href=\"/games/{gid}\"]').click()")
+        self.assertEqual(stranger.url(), f"{self.base}/games/{gid}")
         self.assertEqual(stranger.js("[...document.querySelectorAll('#join-seat option')].map(o => o.value)"),
                          ["North"])
         stranger.act("""(() => {
@@ -60,6 +70,11 @@ class OpenSeatsClicks(cdp.BrowserTestCase):
         ann.play("S 7 1 6 1")
         self.assertEqual(self.api(f"/api/games/{gid}")["ply"], 1)
         stranger.wait_for(STATE_JS + ".split('|')[0] === '1'")
+
+        # The game has left the open seats for the games in progress.
+        stranger.goto(self.base + "/games")
+        self.assertIsNone(stranger.js(f"document.querySelector('#open a[href=\"/games/{gid}\"]')"))
+        self.assertIsNotNone(stranger.js(f"document.querySelector('#active a[href=\"/games/{gid}\"]')"))
         self.assert_no_console_errors()
 
 
