@@ -93,7 +93,6 @@
 #define LIMIT_PAGE_RECENT_MESSAGES   50           /* latest messages on a seat's game page; all of them in the API */
 #define LIMIT_MESSAGES_PER_MAIL      20           /* unread messages one mail carries; the rest come with the next */
 #define LIMIT_OPEN_GAME_DAYS         14           /* an open game nobody filled by then ends unplayed ("expired") */
-#define LIMIT_OPEN_SWEEP_S           CLOCK_HOUR_S /* how often the sweeper looks for lapsed open games (a scan of the games) */
 #define LIMIT_CLOCK_SWEEP_BATCH      100          /* timeouts and reminders handled at one sweep; the next takes the rest */
 /* A clock's reminders (the sweeper hands the same three to db_clocks_remind). */
 #define LIMIT_REMINDER_DAY_S         CLOCK_DAY_S  /* one when a day is left, if the period is longer */

@@ -160,30 +160,21 @@ static int sweep_reminders(app *a, long long now)
 }
 
 /*
- * Open games nobody filled in time end unplayed (game_expire_open). Finding
- * them reads every game's row, so it is done once per LIMIT_OPEN_SWEEP_S (the
- * first an interval after the start, not while the daemon starts up): a game
- * lapses within that much of its open_until, and the join refuses one that
- * lapsed meanwhile. Under the app lock, as every job.
+ * Open games nobody filled in time end unplayed (game_expire_open), at
+ * every sweep: migration 0017's index holds only the open games, by when
+ * they lapse, so finding them reads none of the others.
  */
-static long long open_swept_at;
-
 static int sweep_open_games(app *a, long long now)
 {
 	app_error err;
 	int n;
 
-	if (!open_swept_at)
-		open_swept_at = now;
-	if (now < open_swept_at + LIMIT_OPEN_SWEEP_S)
-		return 0;
 	do {
 		if (game_expire_open(a, now, &n, &err)) {
 			log_event("sweep: cannot end the lapsed open games: %s", err.message);
 			return -1;
 		}
 	} while (n == LIMIT_CLOCK_SWEEP_BATCH);
-	open_swept_at = now;
 	return 0;
 }
 

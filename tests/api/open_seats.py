@@ -403,6 +403,12 @@ class OpenGamesInTime(ClockCase):
         self.assertEqual(self.d.game(gid_full)["status"], "running", "a game that started goes on")
         self.idle_outbox()
         self.assertEqual(self.query("SELECT COUNT(*) FROM outbox"), outbox, "a lapsed game sends no mail")
+        # The sweeper looks for lapsed games at every sweep: its query (db_games_expire_open's)
+        # reads the index of the open games only, never the whole table.
+        plan = "\n".join(r[-1] for r in self.query(
+            "EXPLAIN QUERY PLAN SELECT id FROM games WHERE status = 'running' AND open_seats > 0 "
+            "AND open_until <= ? LIMIT ?", "2100-01-01T00:00:00Z", 100))
+        self.assertIn("SEARCH games USING INDEX games_open_until (open_until<?)", plan)
         self.assertError(join(self.d, gid, {"name": BEN[0]}), 409, "game_over")
         self.assertError(self.d.move(gid, tokens["South"], FIRST, 0), 409, "game_over")
         page = self.d.get(f"/games/{gid}")

@@ -1,0 +1,6 @@
+-- 0017_open_games_lapse.sql: the open games that have lapsed are found without reading every game.
+--
+-- The sweeper asks for running games with open seats whose open_until has passed at every sweep;
+-- this index holds only the open games, ordered by when they lapse.
+
+CREATE INDEX games_open_until ON games (open_until) WHERE status = 'running' AND open_seats > 0;
