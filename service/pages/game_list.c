@@ -35,8 +35,9 @@ static json_t *row_model(json_t *game)
 	size_t i;
 
 	json_array_foreach(json_object_get(game, "seats"), i, s)
-		json_array_append_new(seats, json_pack("{s:O, s:O, s:b}", "seat", json_object_get(s, "seat"),
-			"name", json_object_get(s, "name"), "open", json_is_true(json_object_get(s, "open"))));
+		json_array_append_new(seats, json_pack("{s:O, s:O, s:b, s:b}", "seat", json_object_get(s, "seat"),
+			"name", json_object_get(s, "name"), "open", json_is_true(json_object_get(s, "open")),
+			"more", i + 1 < json_array_size(json_object_get(game, "seats"))));
 	return json_pack("{s:O, s:O, s:o, s:O, s:O, s:O}", "id", json_object_get(game, "id"),
 		"title", json_object_get(game, "title"), "seats", seats, "ply", json_object_get(game, "ply"),
 		"result", json_object_get(game, "result"), "created_at", json_object_get(game, "created_at"));
