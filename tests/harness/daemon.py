@@ -31,8 +31,11 @@ import time
 import unittest
 import urllib.parse
 
-from harness import openapi
+from harness import openapi, record
 from harness.pages import page_board
+
+# A game's record (docs/record.md), which the daemon's stop reads and replays.
+RECORD_PATH = re.compile(r"^/api/games/([A-Za-z0-9_-]+)/record(?:\?.*)?$")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.join(HERE, "..", "..")
@@ -146,6 +149,7 @@ class Daemon:
         self.extra = list(extra)
         self.secrets = set()      # seat tokens that must never reach the log
         self.contract_problems = []   # answers under /api/ that docs/openapi.yaml does not declare
+        self.records = []             # (game id, text) of every record a test received
         self.extra_env = {}       # variables set for the daemon only
         self.proc = None
         self.port = None
@@ -198,8 +202,27 @@ class Daemon:
         with open(self.err_path, encoding="utf-8", errors="replace") as f:
             return f.read()
 
+    def record_problems(self):
+        """Every record a test received, read by the reader of docs/record.md and replayed through
+        the rules (harness/record.py); a record whose game is still at its ply count must reach the
+        daemon's position. The problems found, as text."""
+        problems, seats = [], {}
+        if self.records and self.proc.poll() is None:
+            for v in json.loads(self.get("/api/variants").body)["variants"]:
+                seats[v["id"]] = [s if isinstance(s, str) else s["seat"] for s in v["seats"]]
+        for gid, text in self.records if seats else ():
+            def position_at(plies):
+                g = json.loads(self.get(f"/api/games/{gid}").body)
+                return g["position"]["notation"] if g["ply"] == plies else None
+            try:
+                record.check_record_text(text, seats.__getitem__, position_at)
+            except (AssertionError, KeyError) as e:
+                problems.append(f"the record of {gid} that a test received: {e}")
+        return problems
+
     def stop(self, sig=signal.SIGTERM):
         """Signal the daemon, wait for it, check it stopped cleanly; returns its log."""
+        record_problems = self.record_problems() if sig == signal.SIGTERM else []
         self.proc.send_signal(sig)
         try:
             rc = self.proc.wait(STOP_TIMEOUT)
@@ -216,6 +239,7 @@ class Daemon:
         for mark in SANITIZER_MARKS:
             if mark in log:
                 problems.append(f"the log shows {mark!r}")
+        problems += record_problems
         if self.contract_problems:
             problems.append("answers broke the API contract (docs/openapi.yaml):\n" +
                             "\n".join(self.contract_problems[:20]))
@@ -277,6 +301,9 @@ class Daemon:
             # Kept for stop() too: a test's thread may swallow the exception.
             self.contract_problems += problems
             raise AssertionError("the answer breaks the API contract (docs/openapi.yaml):\n" + "\n".join(problems))
+        m = RECORD_PATH.match(path)
+        if m and method == "GET" and r.status == 200:
+            self.records.append((m.group(1), data.decode("utf-8")))
         return Response(r.status, r.headers, data)
 
     def get(self, path, **kw):
