@@ -12,8 +12,9 @@ usage: python3 tests/api/open_seats.py PATH-TO-ROOKERY [unittest options]
 - POST /api/games/{id}/join: 201 with a working token; the first open seat when none is named; the
   last seat starts the game (its clock runs, the first your-move mail goes, the invitations say
   so); two joiners racing for one seat over real HTTP, twenty times: one 201 and one 409 each
-  time; a full game, an unknown game, a seat that is not open, bad input (400, 413) changing
-  nothing; the per-address limit shared with creation (429);
+  time; two racing for the last two seats, ten times: both 201, one of them starting the game
+  (the clocks of the seats to move run); a full game, an unknown game, a seat that is not open,
+  bad input (400, 413) changing nothing; the per-address limit shared with creation (429);
 - the pages: the home form's open{N} checkbox, the created page, an open game's page with its join
   form (form token, 303 to the new seat link, errors shown on the page);
 - expiry: the sweeper ends an open game nobody filled after LIMIT_OPEN_GAME_DAYS (libfaketime
@@ -206,27 +207,32 @@ class OpenSeats(DaemonCase):
         self.assertNotIn("dee@example.org", self.d.get(f"/api/games/{gid}").text)
         self.assertNotIn("dee@example.org", self.d.get(f"/games/{gid}").text)
 
+    def race(self, gid, bodies):
+        """The joins of bodies sent to gid at the same moment, each on a connection of its own: their answers."""
+        barrier = threading.Barrier(len(bodies))
+        answers = [None] * len(bodies)
+        conns = [self.d.connect() for _ in bodies]
+        for c in conns:
+            c.connect()
+
+        def run(i):
+            barrier.wait()
+            answers[i] = join(self.d, gid, bodies[i], conn=conns[i])
+
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(len(bodies))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for c in conns:
+            c.close()
+        return answers
+
     def test_racing_joiners(self):
         """Two players press "join" at the same moment for the one open seat: one gets it."""
         for round_ in range(20):
             gid, tokens, _ = create(self.d, ["Ann", None])
-            barrier = threading.Barrier(2)
-            answers = [None, None]
-            conns = [self.d.connect(), self.d.connect()]
-            for c in conns:
-                c.connect()
-
-            def run(i):
-                barrier.wait()
-                answers[i] = join(self.d, gid, {"seat": "North", "name": f"Racer {i}"}, conn=conns[i])
-
-            threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-            for c in conns:
-                c.close()
+            answers = self.race(gid, [{"seat": "North", "name": f"Racer {i}"} for i in range(2)])
             statuses = sorted(a.status for a in answers)
             self.assertEqual(statuses, [201, 409], (round_, answers))
             won = next(i for i in range(2) if answers[i].status == 201)
@@ -235,6 +241,19 @@ class OpenSeats(DaemonCase):
             self.assertEqual(db_query(self.d.db, "SELECT name, open FROM seats WHERE game_id = ? AND seat = 1",
                                       (gid,)), [(f"Racer {won}", 0)])
             self.assertEqual(self.d.game(gid, answers[won].json()["token"])["seat"], "North")
+
+    def test_racing_for_the_last_two_seats_starts_once(self):
+        """Two players take the last two open seats at the same moment: both get one, one starts the game."""
+        for round_ in range(10):
+            gid, _, _ = create(self.d, ["A", None, None, "D"], variant="complex-allegiance",
+                               clock={"type": "per_move", "days": 3})
+            answers = self.race(gid, [{"name": f"Racer {i}"} for i in range(2)])
+            self.assertEqual([a.status for a in answers], [201, 201], (round_, answers))
+            self.assertEqual(len({a.json()["seat"] for a in answers}), 2, answers)
+            self.assertEqual(sorted(a.json()["started"] for a in answers), [False, True], answers)
+            v = self.d.game(gid)
+            self.assertEqual(v["open_seats"], 0)
+            self.assertEqual([s["seat"] for s in v["clock"]["seats"] if s["deadline"]], v["turn"])
 
     def test_bad_joins_change_nothing(self):
         gid, _, _ = create(self.d, ["Ann", None])
