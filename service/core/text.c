@@ -1,6 +1,7 @@
 /* text.c - validation of user-supplied text. */
 #include "core/text.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The code point at s[*i..len), moving *i past it; -1 for malformed UTF-8. */
@@ -96,4 +97,14 @@ int text_email_plausible(const char *s)
 		if (*s <= 0x20 || *s >= 0x7f || strchr("<>()[]\\,;:\"", *s))
 			return 0;
 	return 1;
+}
+
+int text_whole_number(const char *s, int digits, long long *out)
+{
+	size_t len = s ? strlen(s) : 0;
+
+	if (len == 0 || len > (size_t)digits || digits > 18 || strspn(s, "0123456789") != len)
+		return -1;
+	*out = strtoll(s, NULL, 10);
+	return 0;
 }

@@ -23,4 +23,11 @@ int text_printable_lines(const char *s, size_t *chars);
 /* True for a plausible address: local@domain, printable ASCII, no spaces. */
 int text_email_plausible(const char *s);
 
+/*
+ * A whole number written in decimal digits only (no sign, no space), 1 to
+ * digits of them (at most 18, so that it fits): 0 with it in *out, else -1.
+ * What the query parameters, headers and options that count are read with.
+ */
+int text_whole_number(const char *s, int digits, long long *out);
+
 #endif

@@ -23,6 +23,7 @@
 #include "mail_out/outbox.h"
 #include "pages/tmpl.h"
 #include "xalloc.h"
+#include "core/text.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -231,14 +232,9 @@ static int parse_group(const char *s, gid_t *gid)
 /* A whole number 0..max in decimal digits only (no sign, no spaces): the options that count. */
 static int parse_count(const char *s, unsigned max, unsigned *out)
 {
-	char *end;
-	unsigned long v;
+	long long v;
 
-	if (!*s || strspn(s, "0123456789") != strlen(s))
-		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v > max)
+	if (text_whole_number(s, 18, &v) || v > max)
 		return -1;
 	*out = (unsigned)v;
 	return 0;

@@ -2,6 +2,7 @@
 #include "game/game_list.h"
 #include "core/limits.h"
 #include "core/links.h"
+#include "core/text.h"
 
 #include <sodium.h>
 #include <stdio.h>
@@ -80,8 +81,8 @@ int game_list_ask_read(const char *status, const char *variant, const char *limi
 	if (variant && !(ask->variant = rules_find(variant, 0)))
 		return app_fail(err, E_BAD_REQUEST, "there is no game called \"%.40s\" (see /api/variants)", variant);
 	if (limit) {
-		size_t len = strlen(limit);
-		ask->limit = len && len <= 3 && strspn(limit, "0123456789") == len ? atoi(limit) : 0;
+		long long n;
+		ask->limit = text_whole_number(limit, 3, &n) ? 0 : (int)n;
 		if (ask->limit < 1 || ask->limit > LIMIT_GAME_LIST_MAX)
 			return app_fail(err, E_BAD_REQUEST, "limit must be a whole number from 1 to %d", LIMIT_GAME_LIST_MAX);
 	}

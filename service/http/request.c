@@ -5,6 +5,7 @@
 #include "core/limits.h"
 #include "http/json_body.h"
 #include "xalloc.h"
+#include "core/text.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -129,14 +130,14 @@ const char *http_header(http_request *req, const char *name)
 static int query_count(http_request *req, const char *name, int def, int min, int max, int *out)
 {
 	const char *v = http_query(req, name);
-	size_t len = v ? strlen(v) : 0;
+	long long n;
 
 	*out = def;
 	if (!v)
 		return 0;
-	if (len == 0 || len > 9 || strspn(v, "0123456789") != len)
+	if (text_whole_number(v, 9, &n))
 		return -1;
-	*out = atoi(v);
+	*out = (int)n;
 	return *out < min || *out > max ? -1 : 0;
 }
 

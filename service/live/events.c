@@ -7,6 +7,7 @@
 #include "game/view.h"
 #include "game/view_served.h"
 #include "xalloc.h"
+#include "core/text.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -375,12 +376,9 @@ void events_publish(app *a, const char *game_id, long long version)
 /* The Last-Event-ID a reconnecting client sent: the version it has, or -1. */
 static long long last_event_id(http_request *req)
 {
-	const char *v = http_header(req, "Last-Event-ID");
-	size_t len = v ? strlen(v) : 0;
+	long long version;
 
-	if (len == 0 || len > 18 || strspn(v, "0123456789") != len)
-		return -1;
-	return strtoll(v, NULL, 10);
+	return text_whole_number(http_header(req, "Last-Event-ID"), 18, &version) ? -1 : version;
 }
 
 /*

@@ -9,6 +9,7 @@
 #include "game/view.h"
 #include "game/view_served.h"
 #include "xalloc.h"
+#include "core/text.h"
 
 #include <glib.h>
 #include <jansson.h>
@@ -252,11 +253,12 @@ void page_board_svg(http_request *req, http_response *res)
 
 	if (http_query_only(req, known, &err))
 		return http_reply_error(req, res, err.code, err.message);
-	if (ply_text && (!*ply_text || strlen(ply_text) > 9 || strspn(ply_text, "0123456789") != strlen(ply_text)))
+	long long asked = -1;
+	if (ply_text && text_whole_number(ply_text, 9, &asked))
 		return http_reply_error(req, res, E_BAD_REQUEST, "ply must be a whole number from 0 to the game's ply");
 	if (game_load(req->app, req->params[0], &g, &err))
 		return http_reply_error(req, res, err.code, err.message);
-	ply = ply_text ? atoi(ply_text) : g.rec->ply;
+	ply = ply_text ? (int)asked : g.rec->ply;
 	if (seat_text && (side = rules_seat_index(g.rules, seat_text)) < 0) {
 		/* The text is not repeated: it may be a seat token put where a seat name goes. */
 		char seats[128];

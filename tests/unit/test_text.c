@@ -119,6 +119,27 @@ static void tokens(void **state)
 	assert_false(token_form_ok(key, a, form));
 }
 
+static void whole_numbers(void **state)
+{
+	long long n = -7;
+	(void)state;
+
+	assert_int_equal(text_whole_number("0", 3, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(text_whole_number("007", 3, &n), 0);
+	assert_int_equal(n, 7);
+	assert_int_equal(text_whole_number("999999999999999999", 18, &n), 0);
+	assert_int_equal(n, 999999999999999999LL);
+	n = -7;
+	/* Each refused, and *out left alone. */
+	static const char *const bad[] = {"", "1000", "-1", "+1", " 1", "1 ", "1e3", "0x1", "12a"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		assert_int_equal(text_whole_number(bad[i], 3, &n), -1);
+	assert_int_equal(text_whole_number(NULL, 3, &n), -1);
+	assert_int_equal(text_whole_number("1", 19, &n), -1);
+	assert_int_equal(n, -7);
+}
+
 static void error_table(void **state)
 {
 	(void)state;
@@ -143,6 +164,7 @@ int main(void)
 		cmocka_unit_test(printable_lines),
 		cmocka_unit_test(emails),
 		cmocka_unit_test(tokens),
+		cmocka_unit_test(whole_numbers),
 		cmocka_unit_test(error_table),
 	};
 	if (sodium_init() < 0)
