@@ -147,17 +147,22 @@ class Postgres:
         return self.uri.rsplit("/", 1)[0] + "/" + name
 
     def psql(self, sql=None, uri=None, file=None, single_transaction=False):
-        """Run sql (or the file) with psql, stopping at the first error, on uri (the Rookery
-        database as ROLE by default); returns the unaligned, tuples-only output. A failure
-        raises AssertionError with what psql said."""
+        """Run sql (a statement, or a list of them run in turn in one session), or the file, with
+        psql, stopping at the first error, on uri (the Rookery database as ROLE by default);
+        returns the unaligned, tuples-only output. A failure raises AssertionError with what
+        psql said."""
         args = [os.path.join(self.bin, "psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
                 "-d", uri or self.uri]
         if single_transaction:
             args.append("-1")
-        args += ["-f", file] if file else ["-c", sql]
+        if file:
+            args += ["-f", file]
+        else:
+            for statement in [sql] if isinstance(sql, str) else sql:
+                args += ["-c", statement]
         r = subprocess.run(args, capture_output=True, text=True, timeout=120)
         if r.returncode != 0:
-            raise AssertionError(f"psql failed ({r.returncode}) on {file or sql[:200]}:\n{r.stderr}")
+            raise AssertionError(f"psql failed ({r.returncode}) on {file or str(sql)[:300]}:\n{r.stderr}")
         return r.stdout
 
     # ---- the programs, as the server's user ----
