@@ -33,7 +33,8 @@ ADMIN = "postgres"           # the server's superuser, for the harness only
 START_TIMEOUT = 60           # seconds (pg_ctl -w -t)
 START_TRIES = 3              # another free port when the first was taken in between
 
-_running = set()             # servers to stop if the test process ends early (a timeout's SIGTERM)
+_running = set()             # servers to stop if the test process ends early (a timeout's SIGTERM),
+                             # from the making of their directory to their stop()
 
 
 def bindir():
@@ -83,6 +84,7 @@ class Postgres:
 
     def start(self):
         self.dir = tempfile.mkdtemp(prefix="rookery-pg-")
+        _running.add(self)          # from now on: pg_ctl may leave a server even when it fails
         try:
             if os.geteuid() == 0:
                 pw = pwd.getpwnam(NOBODY)
@@ -104,7 +106,6 @@ class Postgres:
                 if attempt == START_TRIES - 1 or "already in use" not in self.server_log():
                     raise AssertionError(f"PostgreSQL did not start ({r.returncode}):\n{r.stdout}\n"
                                          f"{self.server_log()[-3000:]}")
-            _running.add(self)
             self.psql(f"CREATE ROLE {ROLE} LOGIN", uri=self.admin_uri())
             self.psql(f"CREATE DATABASE {DATABASE} OWNER {ROLE}", uri=self.admin_uri())
         except BaseException:

@@ -348,8 +348,6 @@ class Schema(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="rookery-pg-schema-")
-        cls.addClassCleanup(shutil.rmtree, cls.tmp, True)
         cls.pg = postgres.private(cls)
 
     def sqlite(self, folder=SQLITE_DIR):
@@ -365,7 +363,8 @@ class Schema(unittest.TestCase):
     def tampered(self, edits, drop=()):
         """A copy of migrations/postgresql with each file's (old, new) replacements made and the
         files in drop left out."""
-        folder = tempfile.mkdtemp(dir=self.tmp)
+        folder = tempfile.mkdtemp(prefix="rookery-pg-schema-")
+        self.addCleanup(shutil.rmtree, folder, True)
         for name in migration_files(PG_DIR):
             if name in drop:
                 continue
