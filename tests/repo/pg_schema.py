@@ -9,12 +9,13 @@ transaction, and fails when
   - a SQLite migration has no PostgreSQL file of the same name, or the other way round;
   - the tables differ, or a table's columns (in order: name, type as integer, text or bytes,
     NOT NULL, default, generated or not, numbered by the database or not), primary key, unique
-    keys, foreign keys or indexes (name, unique, key columns with NOCASE as lower(), WHERE);
+    keys, foreign keys, CHECK constraints (the columns and literals they name) or indexes (name,
+    unique, key columns with NOCASE as lower(), WHERE);
   - the triggers differ (name, and the event of which table they follow);
   - a PostgreSQL text column is not COLLATE "C" (bytes order, ASCII-only lower(), as SQLite's);
   - the version triggers move games.version (or the generated listing) differently: the same
     statements, a game's life from its creation to its end, run on both after each other.
-It shows that the comparison fails on a PostgreSQL schema that lost a migration, a column or a
+It shows that the comparison fails on a PostgreSQL schema that lost a migration, a column, a check or a
 trigger. And the PostgreSQL form of rookery_outbox_kept (0007) keeps what the SQLite one does.
 
 The Python standard library, and PostgreSQL's server (Debian's postgresql) for the harness.
@@ -98,7 +99,31 @@ def index_text(unique, keys, where):
 
 
 def new_table():
-    return {"columns": [], "primary key": [], "unique": [], "foreign keys": [], "indexes": {}}
+    return {"columns": [], "primary key": [], "unique": [], "foreign keys": [], "checks": [], "indexes": {}}
+
+
+def check_text(expr, columns):
+    """A CHECK constraint as both backends can say it: the table's columns it names, then its
+    string and number literals ("IN ('a', 'b')" and "= ANY (ARRAY['a'::text, 'b'::text])" alike)."""
+    expr = re.sub(r"::[\w\[\]]+", "", expr)
+    names = sorted(set(re.findall(r"\b[a-z_]+\b", expr)) & set(columns))
+    strings = sorted(re.findall(r"'([^']*)'", expr))
+    numbers = sorted(int(n) for n in re.findall(r"(?<![\w'])\d+\b", re.sub(r"'[^']*'", "", expr)))
+    return f"({', '.join(names)}) {strings} {numbers}"
+
+
+def sqlite_checks(sql):
+    """The expressions of the CHECK constraints in a table's CREATE TABLE text (which SQLite
+    keeps with the columns ALTER TABLE added)."""
+    sql = re.sub(r"--[^\n]*", "", sql)
+    out = []
+    for m in re.finditer(r"\bCHECK\s*\(", sql, re.I):
+        depth, i = 1, m.end()
+        while depth:
+            depth += {"(": 1, ")": -1}.get(sql[i], 0)
+            i += 1
+        out.append(sql[m.end():i - 1])
+    return out
 
 
 def sqlite_schema(conn):
@@ -132,6 +157,8 @@ def sqlite_schema(conn):
             fks[fid][2].append(to)
         d["foreign keys"] = sorted(f"({', '.join(f)}) -> {o}({', '.join(to)}) ON DELETE {od}"
                                    for o, f, to, od in fks.values())
+        sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (t,)).fetchone()[0]
+        d["checks"] = sorted(check_text(c, [r[1] for r in rows]) for c in sqlite_checks(sql))
         d["unique"].sort()
     triggers = {name: trigger_event(sql) for name, sql in conn.execute(
         "SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")}
@@ -161,7 +188,7 @@ SELECT json_build_object(
  'constraints', (SELECT json_agg(json_build_object('table', c.relname, 'type', k.contype,
         'def', pg_get_constraintdef(k.oid)))
     FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-    WHERE n.nspname = 'public' AND k.contype IN ('p', 'u', 'f')),
+    WHERE n.nspname = 'public' AND k.contype IN ('p', 'u', 'f', 'c')),
  'indexes', (SELECT json_agg(json_build_object('table', t.relname, 'name', i.relname, 'unique', x.indisunique,
         'constraint', EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = x.indexrelid
                               AND k.contype IN ('p', 'u')),
@@ -193,6 +220,8 @@ def pg_schema(pg, uri):
             d["primary key"] = [s.strip() for s in re.match(r"PRIMARY KEY \((.*)\)", k["def"]).group(1).split(",")]
         elif k["type"] == "u":
             d["unique"].append(re.match(r"UNIQUE \((.*)\)", k["def"]).group(1))
+        elif k["type"] == "c":
+            d["checks"].append(check_text(k["def"], [c.split()[0] for c in d["columns"]]))
         else:
             m = re.match(r"FOREIGN KEY \((.*?)\) REFERENCES (?:public\.)?(\w+)\((.*?)\)(.*)", k["def"])
             od = re.search(r"ON DELETE (CASCADE|SET NULL|SET DEFAULT|RESTRICT)", m.group(4))
@@ -209,8 +238,8 @@ def pg_schema(pg, uri):
             continue
         d["indexes"][i["name"]] = index_text(i["unique"], i["keys"], i["where"])
     for d in tables.values():
-        d["unique"].sort()
-        d["foreign keys"].sort()
+        for what in ("unique", "foreign keys", "checks"):
+            d[what].sort()
     triggers = {t["name"]: trigger_event(t["def"]) for t in cat["triggers"] or []}
     return {"tables": tables, "triggers": triggers}, not_c
 
@@ -229,7 +258,7 @@ def differences(lite, pg):
         for n, (x, y) in enumerate(itertools.zip_longest(a["columns"], b["columns"]), 1):
             if x != y:
                 out.append(f"table {t}, column {n}: SQLite {x}, PostgreSQL {y}")
-        for what in ("primary key", "unique", "foreign keys"):
+        for what in ("primary key", "unique", "foreign keys", "checks"):
             if a[what] != b[what]:
                 out.append(f"table {t}, {what}:\n    SQLite:     {a[what]}\n    PostgreSQL: {b[what]}")
         for name in sorted(set(a["indexes"]) | set(b["indexes"])):
@@ -409,7 +438,9 @@ class Schema(unittest.TestCase):
             "0009_mail_prefs.sql": [("digest_day BIGINT NOT NULL DEFAULT 0", "digest_day BIGINT NOT NULL DEFAULT 1")],
             "0004_seats_email_nocase.sql": [("(lower(email))", "(email)")],
             "0013_messages.sql": [("CREATE TRIGGER messages_version AFTER INSERT ON messages\n\tFOR EACH ROW", "--")],
-            "0001_init.sql": [('email      TEXT COLLATE "C"', "email      TEXT")],
+            "0001_init.sql": [('email      TEXT COLLATE "C"', "email      TEXT"),
+                              ("CHECK (status IN ('running', 'over'))", "CHECK (status IN ('running'))")],
+            "0010_vacation.sql": [("CHECK (end_at >= start_at)", "CHECK (end_at > 0)")],
         })
         lite = sqlite_schema(self.sqlite())
         uri = self.postgresql("tampered", folder)
@@ -422,7 +453,11 @@ class Schema(unittest.TestCase):
                      "table addresses, column 10: SQLite digest_day integer NOT NULL DEFAULT 0, "
                      "PostgreSQL digest_day integer NOT NULL DEFAULT 1",
                      "index seats_email_nocase: SQLite (lower(email)), PostgreSQL (email)",
-                     "trigger messages_version: SQLite INSERT ON messages, PostgreSQL None"):
+                     "trigger messages_version: SQLite INSERT ON messages, PostgreSQL None",
+                     "table games, checks:\n    SQLite:     [\"(status) ['over', 'running'] []\"]\n"
+                     "    PostgreSQL: [\"(status) ['running'] []\"]",
+                     "table vacations, checks:\n    SQLite:     ['(end_at, start_at) [] []']\n"
+                     "    PostgreSQL: ['(end_at) [] [0]']"):
             self.assertIn(part, diff)
         self.assertEqual(not_c, ["seats.email (default)"])
         self.assertIn("after 'a message'", first_divergence(self.sqlite(), self.pg,
