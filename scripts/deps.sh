@@ -5,10 +5,12 @@
 # (any node already on the machine will do): the HTML validator of tests/browser/html_valid.py (html-validate),
 # the accessibility checker of tests/browser/accessibility.py (axe-core) and the OpenAPI 3.1 schema that
 # tests/api/openapi_contract.py checks docs/openapi.yaml by.
+# PostgreSQL's server is for the tests, which start private ones (tests/harness/postgres.py); the
+# system's own cluster, if the package starts one, is not used.
 set -eu
 
-build="gcc pkg-config meson ninja-build python3 python3-yaml libsqlite3-dev libmicrohttpd-dev libjansson-dev libsodium-dev libgmime-3.0-dev libcurl4-openssl-dev"
-test="libcmocka-dev chromium curl python3-aiosmtpd python3-jsonschema postfix swaks faketime"
+build="gcc pkg-config meson ninja-build python3 python3-yaml libsqlite3-dev libmicrohttpd-dev libjansson-dev libsodium-dev libgmime-3.0-dev libcurl4-openssl-dev libpq-dev"
+test="libcmocka-dev chromium curl python3-aiosmtpd python3-jsonschema postfix swaks faketime postgresql"
 
 want=$build
 if [ "${1:-build}" = test ]; then

@@ -4,6 +4,7 @@ daemon              the rookery daemon under test (Daemon, DaemonCase, LIMITS, m
 pages               a game page parsed as its reader sees it
 maildir, smtp       mail: into a maildir, or to an SMTP server in the test's process
 clock               a daemon whose clock the test moves
+postgres            a private PostgreSQL server for a test
 openapi             the API contract held against every answer (docs/openapi.yaml)
 cdp                 headless Chromium over the DevTools protocol
 clicks, four_tabs   games played by clicking the board, two seats or four
