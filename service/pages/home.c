@@ -57,6 +57,16 @@ static void make_home_variants(void)
 		json_array_append_new(home_variants, variant_model(rules_games[i]));
 }
 
+/* The model of rg from the shared list (a new reference). */
+static json_t *shared_variant(const rules_game *rg)
+{
+	pthread_once(&home_variants_once, make_home_variants);
+	for (size_t i = 0; rules_games[i]; i++)
+		if (rules_games[i] == rg)
+			return json_incref(json_array_get(home_variants, i));
+	return variant_model(rg);
+}
+
 /* Step 1, choosing the game (error, when given, says why the last form went nowhere). */
 static void render_home(http_request *req, http_response *res, int status, const char *error)
 {
@@ -113,7 +123,7 @@ static void render_new(http_request *req, http_response *res, int status, const 
 			"selected", !strcmp(json_string_value(chosen), clocks[i][0])));
 	json_decref(chosen);
 	json_t *m = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "title", rg->title,
-		"variant", variant_model(rg), "seats", seats, "clocks", options, "days", field(req, "days"),
+		"variant", shared_variant(rg), "seats", seats, "clocks", options, "days", field(req, "days"),
 		"increment_days", field(req, "increment_days"), "max_days", field(req, "max_days"),
 		"csrf", page_form_csrf(req, res));
 	if (error)
