@@ -378,21 +378,35 @@ static json_t *paragraphs(const char *text)
 	return list;
 }
 
-void page_api(http_request *req, http_response *res)
+/*
+ * The page's model, made once from the contract (which never changes while
+ * the server runs) and shared: each page gets a shallow copy of it.
+ */
+static json_t *api_model;
+static pthread_once_t api_model_once = PTHREAD_ONCE_INIT;
+
+static void make_api_model(void)
 {
 	size_t len;
 	const char *text = tmpl_file_get(CONTRACT_FILE, &len);
 	json_t *doc = text ? json_loadb(text, len, 0, NULL) : NULL, *info;
 
 	if (!doc)
-		return http_reply_error(req, res, E_INTERNAL, "the contract is not built in");
+		return;
 	info = json_object_get(doc, "info");
-	json_t *model = json_pack("{s:s, s:s?, s:s?, s:s?, s:o, s:o, s:o, s:o}", "title", "API",
+	api_model = json_pack("{s:s, s:s?, s:s?, s:s?, s:o, s:o, s:o, s:o}", "title", "API",
 		"info_title", json_string_value(json_object_get(info, "title")),
 		"info_version", json_string_value(json_object_get(info, "version")),
 		"openapi", json_string_value(json_object_get(doc, "openapi")),
 		"intro", paragraphs(json_string_value(json_object_get(info, "description"))),
 		"endpoints", endpoints_of(doc), "errors", errors_of(doc), "schemas", schemas_of(doc));
 	json_decref(doc);
-	page_render(req, res, 200, "api.html", model);
+}
+
+void page_api(http_request *req, http_response *res)
+{
+	pthread_once(&api_model_once, make_api_model);
+	if (!api_model)
+		return http_reply_error(req, res, E_INTERNAL, "the contract is not built in");
+	page_render(req, res, 200, "api.html", json_copy(api_model));
 }

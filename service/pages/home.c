@@ -9,6 +9,7 @@
 #include "xalloc.h"
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,14 +43,35 @@ static json_t *variant_model(const rules_game *g)
 			 "players", g->nseats, "svg", start_board(g));
 }
 
+/*
+ * The games to choose from, with their starting boards: the same for every
+ * request, so made once and shared, never changed (templates only read it).
+ */
+static json_t *home_variants;
+static pthread_once_t home_variants_once = PTHREAD_ONCE_INIT;
+
+static void make_home_variants(void)
+{
+	home_variants = json_array();
+	for (size_t i = 0; rules_games[i]; i++)
+		json_array_append_new(home_variants, variant_model(rules_games[i]));
+}
+
+/* The model of rg from the shared list (a new reference). */
+static json_t *shared_variant(const rules_game *rg)
+{
+	pthread_once(&home_variants_once, make_home_variants);
+	for (size_t i = 0; rules_games[i]; i++)
+		if (rules_games[i] == rg)
+			return json_incref(json_array_get(home_variants, i));
+	return variant_model(rg);
+}
+
 /* Step 1, choosing the game (error, when given, says why the last form went nowhere). */
 static void render_home(http_request *req, http_response *res, int status, const char *error)
 {
-	json_t *list = json_array();
-
-	for (size_t i = 0; rules_games[i]; i++)
-		json_array_append_new(list, variant_model(rules_games[i]));
-	json_t *m = json_pack("{s:s, s:o}", "title", "Rookery", "variants", list);
+	pthread_once(&home_variants_once, make_home_variants);
+	json_t *m = json_pack("{s:s, s:O}", "title", "Rookery", "variants", home_variants);
 	if (error)
 		json_object_set_new(m, "error", json_string(error));
 	page_render(req, res, status, "home.html", m);
@@ -101,7 +123,7 @@ static void render_new(http_request *req, http_response *res, int status, const 
 			"selected", !strcmp(json_string_value(chosen), clocks[i][0])));
 	json_decref(chosen);
 	json_t *m = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "title", rg->title,
-		"variant", variant_model(rg), "seats", seats, "clocks", options, "days", field(req, "days"),
+		"variant", shared_variant(rg), "seats", seats, "clocks", options, "days", field(req, "days"),
 		"increment_days", field(req, "increment_days"), "max_days", field(req, "max_days"),
 		"csrf", page_form_csrf(req, res));
 	if (error)

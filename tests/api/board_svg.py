@@ -368,6 +368,14 @@ class Errors(BoardImageCase):
         for q in ("?ply=0", "?ply=1", "?seat=north", "?seat=North&ply=0"):
             self.svg(gid, q)
 
+    def test_a_seat_token_put_for_the_seat_is_not_repeated(self):
+        # A seat link's token pasted where the seat's name goes: refused, and written nowhere (the
+        # log is checked for the game's tokens when the daemon stops).
+        gid, tokens = self.new_game("nchess")
+        r = self.d.get(f"/games/{gid}/board.svg?seat={tokens['South']}")
+        self.assertError(r, 400, "bad_request")
+        self.assertNotIn(tokens["South"], r.text)
+
 
 class PageLink(BoardImageCase):
     def test_game_pages_link_to_the_image_from_their_side(self):

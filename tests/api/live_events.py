@@ -23,7 +23,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from harness import daemon  # noqa: E402
+from harness import daemon, openapi  # noqa: E402
 from harness.daemon import HTTP_TIMEOUT, LIMITS, Daemon, DaemonCase  # noqa: E402
 from cyvasse_game import HIDDEN, LEAKS, WHITE_SETUP  # noqa: E402
 
@@ -40,9 +40,16 @@ class Stream:
         headers = {"Accept": "text/event-stream"}
         if last_id is not None:
             headers["Last-Event-ID"] = str(last_id)
-        self.conn.request("GET", f"/api/games/{gid}/events", headers=headers)
+        path = f"/api/games/{gid}/events"
+        self.conn.request("GET", path, headers=headers)
         self.r = self.conn.getresponse()
         self.status = self.r.status
+        # A refusal is read whole and held to the API contract, as Daemon.request does; a stream's headers too.
+        self.body = b"" if self.status == 200 else self.r.read()
+        problems = openapi.check_answer("GET", path, self.status, self.r.headers, self.body)
+        if problems:
+            d.contract_problems += problems
+            raise AssertionError("the answer breaks the API contract (docs/openapi.yaml):\n" + "\n".join(problems))
 
     def read(self):
         """The next event as {"id", "event", "data" (decoded)}, {"comment": text}, or None at the end."""
@@ -142,7 +149,7 @@ class EventTests(LiveCase):
     def test_unknown_game(self):
         s = self.stream("nosuchgame")
         self.assertEqual(s.status, 404)
-        self.assertEqual(json.loads(s.r.read())["error"]["code"], "not_found")
+        self.assertEqual(json.loads(s.body)["error"]["code"], "not_found")
 
 
 class ResumeTests(LiveCase):
@@ -214,7 +221,7 @@ class CapTests(LiveCase):
         over = self.stream(gid, source="127.0.0.5")
         self.assertEqual(over.status, 429)
         self.assertEqual(over.r.getheader("Content-Type"), "application/json")
-        self.assertEqual(json.loads(over.r.read())["error"]["code"], "too_many_streams")
+        self.assertEqual(json.loads(over.body)["error"]["code"], "too_many_streams")
         # Another address is not held to this one's streams.
         other = self.stream(gid, source="127.0.0.6")
         self.assertEqual(other.status, 200)

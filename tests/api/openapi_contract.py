@@ -31,8 +31,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
 OAS_SCHEMA = os.path.join(HERE, "openapi_schema", "node_modules", "@apidevtools", "openapi-schemas", "schemas",
                           "v3.1", "schema.json")
-# Endpoints of the contract that other parts of the same change add to routes.c: documented before they
-# are routed. Empty once they are all served.
+
+
 def load_document():
     with open(openapi.DOCUMENT, encoding="utf-8") as f:
         return yaml.safe_load(f)

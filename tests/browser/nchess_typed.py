@@ -24,7 +24,6 @@ import random
 import re
 import sys
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from harness import cdp, daemon  # noqa: E402
@@ -321,8 +320,7 @@ class BrowserTest(cdp.BrowserTestCase):
         gid = re.search(r"/games/(\w+)\?seat=", d["South"][1]).group(1)
 
         def seeds():
-            with urllib.request.urlopen("%s/api/games/%s" % (self.base, gid)) as r:
-                g = json.load(r)
+            g = self.api("/api/games/%s" % gid)
             self.assertTrue(g["client_seeds_open"], g)
             return {s["seat"]: s["client_seed"] for s in g["seats"]}
 
@@ -357,13 +355,9 @@ class BrowserTest(cdp.BrowserTestCase):
     def test_6_deadline_in_local_time(self):
         """A timed game's page gives each deadline in UTC (<time datetime>), which play.js shows
         in the reader's own time zone."""
-        req = urllib.request.Request(self.base + "/api/games", method="POST", headers={"Content-Type": "application/json"},
-                                     data=json.dumps({"variant": "nchess", "seats": [{"name": "A"}, {"name": "B"}],
-                                                      "clock": {"type": "per_move", "days": 2}}).encode())
-        with urllib.request.urlopen(req) as r:
-            gid = json.load(r)["id"]
-        with urllib.request.urlopen("%s/api/games/%s" % (self.base, gid)) as r:
-            deadline = json.load(r)["clock"]["seats"][0]["deadline"]
+        gid = self.api("/api/games", {"variant": "nchess", "seats": [{"name": "A"}, {"name": "B"}],
+                                      "clock": {"type": "per_move", "days": 2}})["id"]
+        deadline = self.api("/api/games/%s" % gid)["clock"]["seats"][0]["deadline"]
         self.a.send("Emulation.setTimezoneOverride", {"timezoneId": "Asia/Kolkata"})
         try:
             self.a.goto("%s/games/%s" % (self.base, gid))

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """harness.cdp - headless Chromium over the DevTools protocol, and a Rookery server, for the browser tests.
 
-Python 3 standard library only. The browser tests run as `python3 tests/browser/X.py /path/to/rookery`
-(daemon.main, which keeps the path in daemon.ROOKERY) and import this module:
+Python 3 standard library, and harness.openapi (Debian's python3-yaml and python3-jsonschema), which
+holds the answers of api() and api_status() to the API contract. The browser tests run as
+`python3 tests/browser/X.py /path/to/rookery` (daemon.main, which keeps the path in daemon.ROOKERY) and
+import this module:
 
     from harness import cdp
 
@@ -52,7 +54,7 @@ import unittest
 import urllib.error
 import urllib.request
 
-from harness import daemon
+from harness import daemon, openapi
 from harness.daemon import SANITIZER_MARKS
 
 CHROMIUM = os.environ.get("ROOKERY_CHROMIUM", "/usr/bin/chromium")
@@ -605,23 +607,38 @@ class BrowserTestCase(unittest.TestCase):
 
     def api(self, path, body=None, token=None):
         """The JSON answer of the server's API at path: a POST of body (JSON) when given, else a GET."""
-        with urllib.request.urlopen(self._request(path, body, token), timeout=daemon.HTTP_TIMEOUT) as r:
-            return json.loads(r.read())
+        status, _, data = self._checked(path, body, token)
+        if status >= 400:
+            raise AssertionError(f"{'POST' if body is not None else 'GET'} {path}: {status} {data[:300]!r}")
+        return json.loads(data)
 
     def api_status(self, path, body=None, token=None):
         """(status, answer) of the same request as api(), errors included: the answer parsed when
         it is JSON, else its text."""
+        status, content_type, data = self._checked(path, body, token)
+        if content_type.startswith("application/json"):
+            return status, json.loads(data)
+        return status, data.decode("utf-8", "replace")
+
+    def _checked(self, path, body, token, method=None):
+        """(status, Content-Type, body) of one request (a POST of body when given, else a GET, unless
+        method says), the answer held to the API contract as Daemon.request holds it."""
+        method = method or ("POST" if body is not None else "GET")
         try:
-            r = urllib.request.urlopen(self._request(path, body, token), timeout=daemon.HTTP_TIMEOUT)
+            r = urllib.request.urlopen(self._request(path, body, token, method), timeout=daemon.HTTP_TIMEOUT)
         except urllib.error.HTTPError as e:
             r = e
         with r:
             data = r.read()
-            json_type = (r.headers.get("Content-Type") or "").startswith("application/json")
-            return r.status, json.loads(data) if json_type else data.decode("utf-8", "replace")
+            content_type = r.headers.get("Content-Type") or ""
+            problems = openapi.check_answer(method, path, r.status, r.headers, data)
+        if problems:
+            raise AssertionError("the answer breaks the API contract (docs/openapi.yaml):\n" + "\n".join(problems))
+        return r.status, content_type, data
 
-    def _request(self, path, body, token):
-        req = urllib.request.Request(self.base + path, data=json.dumps(body).encode() if body is not None else None)
+    def _request(self, path, body, token, method=None):
+        req = urllib.request.Request(self.base + path, data=json.dumps(body).encode() if body is not None else None,
+                                     method=method)
         if body is not None:
             req.add_header("Content-Type", "application/json")
         if token:

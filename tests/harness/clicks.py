@@ -11,13 +11,11 @@ decide where to click, never to act. press() and key_to() act by keyboard.
 After every move the mover's page (reloaded by the form) and the other seat's page (updated live
 by its polling, without a page load) must both show the move last in the history.
 
-Python 3 standard library only.
+Python 3 standard library and harness.cdp.
 """
 import json
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 
 from harness import cdp
 
@@ -80,16 +78,9 @@ class ClickCase(cdp.BrowserTestCase):
     # Setting up
 
     def api(self, method, path, body=None, token=None):
-        headers = {"Content-Type": "application/json"}
-        if token:
-            headers["Authorization"] = "Bearer " + token
-        req = urllib.request.Request(self.base + path, method=method, headers=headers,
-                                     data=json.dumps(body).encode() if body is not None else None)
-        try:
-            with urllib.request.urlopen(req, timeout=30) as r:
-                return r.status, json.loads(r.read())
-        except urllib.error.HTTPError as e:
-            return e.code, json.loads(e.read() or b"null")
+        """(status, JSON answer or None) of one request, refusals included."""
+        status, _, data = self._checked(path, body, token, method)
+        return status, json.loads(data or b"null")
 
     def new_game(self, variant, seats, names):
         """Create a game over the API and open one tab per seat on its seat link."""

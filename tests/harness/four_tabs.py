@@ -14,12 +14,11 @@ After every move the mover's tab (reloaded by its form) shows the move last in t
 page load); check_board() compares a tab's drawn board with the API's position, and
 check_orientation() that each seat's home edge is drawn at the bottom.
 
-Python standard library only.
+Python standard library and harness.cdp.
 """
 import json
 import sys
 import time
-import urllib.request
 
 from harness import cdp, daemon
 
@@ -80,15 +79,6 @@ class FourTabsCase(cdp.BrowserTestCase):
         self.t_start = time.monotonic()
 
     # ---- the API, for creating a game and for reading what to expect ----
-
-    def api(self, path, body=None, token=None):
-        req = urllib.request.Request(self.base + path, data=json.dumps(body).encode() if body is not None else None,
-                                     method="POST" if body is not None else "GET")
-        req.add_header("Content-Type", "application/json")
-        if token:
-            req.add_header("Authorization", "Bearer " + token)
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return json.load(r)
 
     def start_game(self, variant, seats, names, bottom_row):
         g = self.api("/api/games", {"variant": variant, "seats": [{"name": n} for n in names]})
