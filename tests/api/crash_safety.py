@@ -53,7 +53,7 @@ class CrashSafetyTests(unittest.TestCase):
         total = 0
 
         for rnd_no in range(ROUNDS):
-            stop = threading.Event()
+            stop, moved = threading.Event(), threading.Event()
 
             def stream(seed):
                 r = random.Random(seed)
@@ -73,11 +73,15 @@ class CrashSafetyTests(unittest.TestCase):
                         body = resp.json()
                         with lock:
                             acked[gid][body["ply"]] = body["move"]
+                        moved.set()
 
             threads = [threading.Thread(target=stream, args=(rnd.random(),)) for _ in range(THREADS)]
             for t in threads:
                 t.start()
-            time.sleep(rnd.uniform(0.02, 0.25))
+            # The kill comes while moves are going through, however slow the machine: after the
+            # round's first acknowledged move, at a random moment.
+            self.assertTrue(moved.wait(60), f"round {rnd_no}: no move was acknowledged")
+            time.sleep(rnd.uniform(0.0, 0.2))
             d.proc.kill()                  # SIGKILL: no chance to finish anything
             d.proc.wait()
             stop.set()
