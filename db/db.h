@@ -131,9 +131,14 @@ void db_read_end(db *d);
  * version of each noted game (call it outside a transaction, after the
  * commit) and forgets them. A noted game may be unchanged (its change was
  * rolled back): compare versions.
+ *
+ * committing (NULL: none) is called with ctx inside every COMMIT that may
+ * keep a noted game, before the commit can be seen by any other connection;
+ * it must not use d.
  */
 typedef void (*db_changed_fn)(void *ctx, const char *game_id, long long version);
-void db_watch_changes(db *d);
+typedef void (*db_committing_fn)(void *ctx);
+void db_watch_changes(db *d, db_committing_fn committing, void *ctx);
 int db_changed_games(db *d, db_changed_fn fn, void *ctx, db_error *err);
 
 /* The game's version alone (cheap: for ETags before anything is loaded). */

@@ -30,9 +30,26 @@ static void on_update(void *arg, int op, const char *dbname, const char *table, 
 	d->changed[d->nchanged++] = rowid;
 }
 
-void db_watch_changes(db *d)
+/*
+ * SQLite calls the commit hook inside COMMIT (and at the end of a statement
+ * outside a transaction) before anything of the transaction reaches the
+ * WAL: no reader can see the commit yet. Any noted game may be in it.
+ */
+static int on_commit(void *arg)
 {
+	db *d = arg;
+
+	if (d->nchanged && d->committing)
+		d->committing(d->committing_ctx);
+	return 0;   /* 0: the commit goes on */
+}
+
+void db_watch_changes(db *d, db_committing_fn committing, void *ctx)
+{
+	d->committing = committing;
+	d->committing_ctx = ctx;
 	sqlite3_update_hook(d->conn, on_update, d);
+	sqlite3_commit_hook(d->conn, on_commit, d);
 }
 
 int db_changed_games(db *d, db_changed_fn fn, void *ctx, db_error *err)

@@ -26,6 +26,8 @@ struct db {
 	int in_change;          /* in a group: a change's savepoint is open */
 	sqlite3_int64 *changed; /* rowids of the games written since db_changed_games (db_changes.c) */
 	size_t nchanged, changed_cap;
+	db_committing_fn committing; /* told before a COMMIT that keeps noted games (db_watch_changes) */
+	void *committing_ctx;
 };
 
 /* Fill err and return code. */

@@ -73,15 +73,34 @@ static void tell_changed(void *arg, const char *game_id, long long version)
 		a->game_changed(a, game_id, version);
 }
 
+/* Inside the writer's COMMIT: until its versions are told, readers do not trust those in memory. */
+static void committing(void *arg)
+{
+	app *a = arg;
+
+	versions_commit_begins(a->versions);
+}
+
+void app_watch_changes(app *a)
+{
+	db_watch_changes(a->db, committing, a);
+}
+
 void app_writer_unlock(app *a)
 {
 	db_error de;
 
-	/* Only what is committed is told: a transaction still open here would be a bug upstream. */
-	if (db_in_transaction(a->db))
+	/*
+	 * Only what is committed is told: a transaction still open here would be a bug upstream
+	 * (what it changes is told at a later release, after its commit).
+	 */
+	if (db_in_transaction(a->db)) {
 		log_event("writer released inside a transaction");
-	else if (db_changed_games(a->db, tell_changed, a, &de))
-		log_event("cannot read the changed games: %s", de.message);
+	} else {
+		if (db_changed_games(a->db, tell_changed, a, &de))
+			log_event("cannot read the changed games: %s", de.message);
+		versions_commit_told(a->versions);
+	}
 	pthread_mutex_unlock(&a->lock);
 }
 

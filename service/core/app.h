@@ -66,8 +66,15 @@ uint64_t app_read_mark(void);
 int app_reading(void);
 
 /*
- * Take and release the writing connection. Releasing tells a->game_changed
- * of the games the holder's committed writes changed.
+ * Follow the games a->db's commits change (db_watch_changes), for
+ * app_writer_unlock to tell, and for a->versions to know a commit is on its
+ * way from inside its COMMIT (versions_commit_begins).
+ */
+void app_watch_changes(app *a);
+
+/*
+ * Take and release the writing connection. Releasing tells a->versions and
+ * a->game_changed of the games the holder's committed writes changed.
  */
 void app_writer_lock(app *a);
 void app_writer_unlock(app *a);

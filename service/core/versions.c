@@ -20,6 +20,7 @@ struct versions {
 	struct slot *slots;
 	_Atomic uint64_t commits;   /* versions_committed calls so far: the marks readers take (written under lock) */
 	uint64_t replaced_at;       /* commits when a record was last replaced by another game's */
+	_Atomic uint64_t telling;   /* odd from a commit's COMMIT until its versions are told (the writer's alone) */
 };
 
 versions *versions_new(unsigned room)
@@ -74,6 +75,36 @@ void versions_committed(versions *v, const char *game_id, long long version)
 	pthread_mutex_unlock(&v->lock);
 }
 
+/*
+ * The order that keeps a client's reads from going back. The writer makes
+ * telling odd (seq_cst: a full barrier) inside COMMIT, before SQLite writes
+ * the commit to the WAL and publishes it in the WAL index behind a memory
+ * barrier of its own; so whatever has seen the commit in a snapshot (a read,
+ * and everything after it: its answer, the client's next request) finds
+ * telling odd, or even again at a later value. The writer makes it even
+ * (release) only after versions_committed has recorded every version the
+ * commit changed; a reader that loads that even value (acquire) sees those
+ * records. Hence a reader that finds telling even finds in the table the
+ * version of every commit any snapshot before its load could have seen (or
+ * no record of the game: it reads the database); one that finds it odd reads
+ * the database in any case. A commit that begins after the reader's load
+ * is not a concern, whether its version is found or not: nothing this client
+ * read before could have seen it. So there is nothing to check again after
+ * the lookup.
+ */
+void versions_commit_begins(versions *v)
+{
+	/* Several commits while the writer holds the connection: one odd stretch, told at its end. */
+	if (v && !(atomic_load_explicit(&v->telling, memory_order_relaxed) & 1))
+		atomic_fetch_add_explicit(&v->telling, 1, memory_order_seq_cst);
+}
+
+void versions_commit_told(versions *v)
+{
+	if (v && (atomic_load_explicit(&v->telling, memory_order_relaxed) & 1))
+		atomic_fetch_add_explicit(&v->telling, 1, memory_order_release);
+}
+
 uint64_t versions_mark(versions *v)
 {
 	/* Every read takes one: no lock, the count alone is enough. */
@@ -101,7 +132,7 @@ int versions_get(versions *v, const char *game_id, long long *version)
 {
 	int found = 0;
 
-	if (!v)
+	if (!v || (atomic_load_explicit(&v->telling, memory_order_acquire) & 1))
 		return 0;
 	pthread_mutex_lock(&v->lock);
 	struct slot *s = slot_of(v, game_id);

@@ -17,6 +17,19 @@ void versions_free(versions *v);   /* NULL is fine */
  */
 void versions_committed(versions *v, const char *game_id, long long version);
 
+/*
+ * The writer's commits in flight. versions_commit_begins: a commit that may
+ * change games' versions is about to become visible (called inside its
+ * COMMIT, before any reader can see it); versions_commit_told: every version
+ * of the commits since has been told (versions_committed). In between,
+ * versions_get knows nothing, so that a reader reads the version from its
+ * snapshot: one read may already have seen the commit in the database, and
+ * a later one must not be answered from memory with the version before it.
+ * Only the writer calls these (holding the writing connection); v may be NULL.
+ */
+void versions_commit_begins(versions *v);
+void versions_commit_told(versions *v);
+
 /* A mark to take before a reader reads a version from the database (versions_learn). */
 uint64_t versions_mark(versions *v);
 
@@ -28,7 +41,10 @@ uint64_t versions_mark(versions *v);
  */
 void versions_learn(versions *v, const char *game_id, long long version, uint64_t mark);
 
-/* 1 with the game's latest committed version in *version when known; 0 when not (v may be NULL). */
+/*
+ * 1 with the game's latest committed version in *version when known; 0 when
+ * not (v may be NULL), and while a commit is being told.
+ */
 int versions_get(versions *v, const char *game_id, long long *version);
 
 #endif

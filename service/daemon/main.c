@@ -470,7 +470,7 @@ static int serve_open_database(serving *s)
 		return EXIT_FAILURE;
 	if ((rc = open_db(s->dbpath, &s->a.db)))
 		return rc;
-	db_watch_changes(s->a.db);
+	app_watch_changes(&s->a);
 	if (app_load_keys(&s->a))
 		return EXIT_FAILURE;
 	if (!s->threads) {

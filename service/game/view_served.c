@@ -41,7 +41,10 @@ int view_version(app *a, const char *id, long long *version, app_error *err)
 	db_error de;
 	int r;
 
-	/* The writer reads its own changes before they are committed: memory is for readers only. */
+	/*
+	 * The writer reads its own changes before they are committed: memory is for readers only.
+	 * While a commit is being told, memory knows nothing (versions_get): the snapshot answers.
+	 */
 	if (app_reading() && versions_get(a->versions, id, version))
 		return 0;
 	r = db_game_version(app_db(a), id, version, &de);
@@ -175,9 +178,8 @@ int view_serve_game(app *a, const char *id, int viewer, view_held_fn held, void 
 		if ((r = game_load(a, id, &g, err)))
 			return r;
 		/*
-		 * The snapshot may be newer than the version in memory: between a group's commit and
-		 * the writer telling its versions, memory lags. Raise it now, before this answer goes,
-		 * so that no later read serves the older view after this one served the newer.
+		 * The snapshot may be newer than the version found in memory (a commit that began
+		 * after the lookup): answer and tag what was loaded, and raise memory to it now.
 		 */
 		out->version = g.rec->version;
 		if (app_reading())

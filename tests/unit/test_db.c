@@ -288,6 +288,63 @@ static void rollback_leaves_nothing(void **state)
 	db_close(d);
 }
 
+struct committing {
+	db *reader;
+	int calls;
+	int seen;   /* the reader saw the game from inside the call */
+};
+
+static void committing(void *arg)
+{
+	struct committing *c = arg;
+	long long version;
+	db_error e;
+
+	c->calls++;
+	if (db_game_version(c->reader, "game4", &version, &e) != DB_E_NOTFOUND)
+		c->seen++;
+}
+
+static void changed(void *ctx, const char *game_id, long long version)
+{
+	(void)ctx;
+	(void)game_id;
+	(void)version;
+}
+
+static void noted_games_are_announced_inside_the_commit(void **state)
+{
+	struct committing c = {0};
+	db *d;
+	db_error e;
+	db_game g;
+	unsigned char hashes[2][DB_HASH_BYTES] = {{7}, {8}};
+	long long version;
+	(void)state;
+
+	sample_game(&g, "game4");
+	assert_int_equal(db_open(path, &d, &e), 0);
+	assert_int_equal(db_open_reader(path, &c.reader, &e), 0);
+	db_watch_changes(d, committing, &c);
+	/* A commit that touches no game is not announced. */
+	assert_int_equal(db_setting_put(d, "k", "v", 1, &e), 0);
+	assert_int_equal(c.calls, 0);
+	/* One that does is, while no other connection can see it yet. */
+	assert_int_equal(db_begin(d, &e), 0);
+	assert_int_equal(db_game_insert(d, &g, (const unsigned char (*)[DB_HASH_BYTES])hashes, &e), 0);
+	assert_int_equal(c.calls, 0);
+	assert_int_equal(db_commit(d, &e), 0);
+	assert_int_equal(c.calls, 1);
+	assert_int_equal(c.seen, 0);
+	assert_int_equal(db_game_version(c.reader, "game4", &version, &e), 0);
+	/* Once the noted games are read, commits without a game are not announced again. */
+	assert_int_equal(db_changed_games(d, changed, NULL, &e), 0);
+	assert_int_equal(db_setting_put(d, "k", "w", 1, &e), 0);
+	assert_int_equal(c.calls, 1);
+	db_close(c.reader);
+	db_close(d);
+}
+
 static void settings(void **state)
 {
 	db *d;
@@ -712,6 +769,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(game_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(moves_range, setup, teardown),
 		cmocka_unit_test_setup_teardown(rollback_leaves_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(noted_games_are_announced_inside_the_commit, setup, teardown),
 		cmocka_unit_test_setup_teardown(settings, setup, teardown),
 		cmocka_unit_test_setup_teardown(backup_is_private_and_touches_only_its_own, setup, teardown),
 		cmocka_unit_test_setup_teardown(client_seeds_and_dice_version, setup, teardown),
