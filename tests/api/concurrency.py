@@ -397,7 +397,12 @@ class StopTests(StoredCheck, unittest.TestCase):
 
         def stopper():
             moving.wait()
-            time.sleep(0.3)
+            # Stop while the games are moving, however slow the machine: once they have made
+            # more moves than there are games.
+            deadline = time.monotonic() + 60
+            while sum(len(g.acked) for g in games) <= len(games) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(0.05)
             d.stop()                # clean exit, no sanitizer report
 
         errors = run_threads([lambda g=g: mover(g) for g in games] + [stopper])

@@ -122,17 +122,26 @@ class CrashSafetyTests(unittest.TestCase):
                         errors.append(f"game {gid} ply {ply}: {r}")
                         return
                     acked[gid][ply] = r.json()["move"]      # one thread a game: no lock needed
+                    with lock:
+                        round_acks[0] += 1
+                        if round_acks[0] >= GROUP_GAMES:
+                            moving.set()
             except (OSError, http.client.HTTPException):
                 pass                                         # the daemon is gone: unacknowledged
             finally:
                 conn.close()
 
+        lock = threading.Lock()
         for rnd_no in range(GROUP_ROUNDS):
             plies = [d.game(gid)["ply"] for gid, _ in games]
+            round_acks, moving = [0], threading.Event()
             threads = [threading.Thread(target=mover, args=(i, plies[i])) for i in range(GROUP_GAMES)]
             for t in threads:
                 t.start()
-            time.sleep(rnd.uniform(0.05, 0.4))
+            # The kill comes while groups are committing, however slow the machine: once the
+            # round has had as many moves acknowledged as there are games, at a random moment.
+            self.assertTrue(moving.wait(60), f"round {rnd_no}: the games did not move")
+            time.sleep(rnd.uniform(0.0, 0.3))
             d.proc.kill()
             d.proc.wait()
             for t in threads:
