@@ -1,10 +1,9 @@
-/* db.c - SQLite storage: one connection, WAL, synchronous=FULL, embedded migrations. */
+/* db.c - storage: choosing the backend, embedded migrations, transactions and group commits, games and seats. */
 #include "db.h"
 #include "db_internal.h"
 #include "migrations.h"
 #include "xalloc.h"
 
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,18 +20,10 @@ int db_schema_version_supported(void)
 
 int db_schema_version(db *d)
 {
-	sqlite3_stmt *st;
-	int v = -1;
-
-	if (sqlite3_prepare_v2(d->conn, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return v;
+	return d->be->schema_version(d);
 }
 
-/* Apply each migration past user_version in its own transaction. */
+/* Apply each migration past the stored schema version in its own transaction. */
 static int migrate(db *d, db_error *err)
 {
 	int have = db_schema_version(d), want = db_schema_version_supported();
@@ -45,20 +36,18 @@ static int migrate(db *d, db_error *err)
 			    "use a newer rookery (refusing to touch the database)", have, want);
 	for (int v = have; v < want; v++) {
 		char *sql = xstrndup(db_migrations[v].data, db_migrations[v].len);
-		char pragma[64];
 		int r;
 
-		snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d;", v + 1);
-		r = dbi_exec(d, "BEGIN IMMEDIATE", err);
+		r = dbi_exec(d, d->be->begin_write, err);
 		if (!r)
 			r = dbi_exec(d, sql, err);
 		if (!r)
-			r = dbi_exec(d, pragma, err);
+			r = d->be->set_schema_version(d, v + 1, err);
 		if (!r)
 			r = dbi_exec(d, "COMMIT", err);
 		free(sql);
 		if (r) {
-			sqlite3_exec(d->conn, "ROLLBACK", NULL, NULL, NULL);
+			dbi_exec(d, "ROLLBACK", NULL);
 			return dbi_fail(err, DB_E_IO, "migration %s failed: %s", db_migrations[v].name,
 				    err ? err->message : "");
 		}
@@ -66,39 +55,16 @@ static int migrate(db *d, db_error *err)
 	return 0;
 }
 
-/* A connection to path with the daemon's settings; the caller migrates or checks the schema. */
-static int open_conn(const char *path, int flags, db **out, db_error *err)
+/* The backend that serves target: SQLite, the only one so far, takes a path. */
+static const struct dbi_backend *backend_for(const char *target)
 {
-	db *d = xcalloc(1, sizeof *d);
-	int r;
-
-	*out = NULL;
-	if (sqlite3_open_v2(path, &d->conn, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		r = dbi_fail(err, DB_E_IO, "cannot open database %s: %s", path,
-			 d->conn ? sqlite3_errmsg(d->conn) : "out of memory");
-		db_close(d);
-		return r;
-	}
-	sqlite3_busy_timeout(d->conn, DB_BUSY_TIMEOUT_MS);
-	sqlite3_extended_result_codes(d->conn, 1);
-	/* secure_delete: deleted and overwritten content (a wiped mail, an expired link) is zeroed
-	 * in the file, not left in free space. At the last close SQLite checkpoints the WAL, with
-	 * every older page image, into the database and deletes it. */
-	r = dbi_exec(d, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; "
-		 "PRAGMA foreign_keys = ON; PRAGMA trusted_schema = OFF; PRAGMA secure_delete = ON;", err);
-	if (!r && dbi_mail_functions(d) != SQLITE_OK)
-		r = dbi_sql_fail(d, err, "registering functions");
-	if (r) {
-		db_close(d);
-		return r;
-	}
-	*out = d;
-	return 0;
+	(void)target;
+	return &dbi_sqlite;
 }
 
 int db_open(const char *path, db **out, db_error *err)
 {
-	int r = open_conn(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, out, err);
+	int r = backend_for(path)->open(path, DBI_OPEN_WRITER, out, err);
 
 	if (!r && (r = migrate(*out, err))) {
 		db_close(*out);
@@ -109,14 +75,11 @@ int db_open(const char *path, db **out, db_error *err)
 
 int db_open_reader(const char *path, db **out, db_error *err)
 {
-	int r = open_conn(path, SQLITE_OPEN_READWRITE, out, err);
+	int r = backend_for(path)->open(path, DBI_OPEN_READER, out, err);
 
-	/* query_only rather than SQLITE_OPEN_READONLY: a reader still maps the WAL index. */
-	if (!r)
-		r = dbi_exec(*out, "PRAGMA query_only = ON", err);
 	if (!r && db_schema_version(*out) != db_schema_version_supported())
 		r = dbi_fail(err, DB_E_VERSION, "the database's schema is not this rookery's");
-	if (r) {
+	if (r && *out) {
 		db_close(*out);
 		*out = NULL;
 	}
@@ -125,12 +88,23 @@ int db_open_reader(const char *path, db **out, db_error *err)
 
 void db_close(db *d)
 {
-	if (!d)
-		return;
-	dbi_cache_clear(d);
-	sqlite3_close_v2(d->conn);
-	free(d->changed);
-	free(d);
+	if (d)
+		d->be->close(d);
+}
+
+int db_backup(db *d, const char *dest, db_error *err)
+{
+	return d->be->backup(d, dest, err);
+}
+
+void db_watch_changes(db *d, db_committing_fn committing, void *ctx)
+{
+	d->be->watch_changes(d, committing, ctx);
+}
+
+int db_changed_games(db *d, db_changed_fn fn, void *ctx, db_error *err)
+{
+	return d->be->changed_games(d, fn, ctx, err);
 }
 
 /*
@@ -140,7 +114,7 @@ void db_close(db *d)
  */
 static int exec_cached(db *d, const char *sql, db_error *err, const char *what)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, sql, &st, err);
 
 	return r ? r : dbi_step_done(d, st, err, what);
@@ -158,7 +132,7 @@ int db_begin(db *d, db_error *err)
 		d->in_change = r == 0;
 		return r;
 	}
-	return exec_cached(d, "BEGIN IMMEDIATE", err, "begin");
+	return exec_cached(d, d->be->begin_write, err, "begin");
 }
 
 int db_commit(db *d, db_error *err)
@@ -183,18 +157,18 @@ int db_commit(db *d, db_error *err)
 void db_rollback(db *d)
 {
 	if (d->group) {
-		if (d->in_change && !sqlite3_get_autocommit(d->conn))
-			sqlite3_exec(d->conn, "ROLLBACK TO change; RELEASE change", NULL, NULL, NULL);
+		if (d->in_change && db_in_transaction(d))
+			dbi_exec(d, "ROLLBACK TO change; RELEASE change", NULL);
 		d->in_change = 0;
 		return;
 	}
-	if (!sqlite3_get_autocommit(d->conn))
-		sqlite3_exec(d->conn, "ROLLBACK", NULL, NULL, NULL);
+	if (db_in_transaction(d))
+		dbi_exec(d, "ROLLBACK", NULL);
 }
 
 int db_group_begin(db *d, db_error *err)
 {
-	int r = exec_cached(d, "BEGIN IMMEDIATE", err, "begin");
+	int r = exec_cached(d, d->be->begin_write, err, "begin");
 
 	if (r)
 		return r;
@@ -205,7 +179,7 @@ int db_group_begin(db *d, db_error *err)
 
 int db_group_intact(db *d)
 {
-	return d->group && !sqlite3_get_autocommit(d->conn);
+	return d->group && db_in_transaction(d);
 }
 
 int db_group_commit(db *d, db_error *err)
@@ -215,7 +189,7 @@ int db_group_commit(db *d, db_error *err)
 	if (d->in_change)
 		db_rollback(d);   /* a change left open: it was not finished, so it is not kept */
 	d->group = 0;
-	if (sqlite3_get_autocommit(d->conn))
+	if (!db_in_transaction(d))
 		return dbi_fail(err, DB_E_IO, "the group's transaction was rolled back by an error");
 	if ((r = exec_cached(d, "COMMIT", err, "commit")))
 		db_rollback(d);
@@ -231,7 +205,7 @@ void db_group_abort(db *d)
 
 int db_in_transaction(db *d)
 {
-	return !sqlite3_get_autocommit(d->conn);
+	return d->be->in_transaction(d);
 }
 
 int db_read_begin(db *d, db_error *err)
@@ -242,23 +216,23 @@ int db_read_begin(db *d, db_error *err)
 
 void db_read_end(db *d)
 {
-	if (!sqlite3_get_autocommit(d->conn))
+	if (db_in_transaction(d))
 		exec_cached(d, "COMMIT", NULL, "commit");
 }
 
 int db_game_version(db *d, const char *id, long long *version, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "SELECT version FROM games WHERE id = ?1", &st, err);
 
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, id);
-	switch (sqlite3_step(st)) {
-	case SQLITE_ROW:
-		*version = sqlite3_column_int64(st, 0);
+	switch (dbi_step(st)) {
+	case DBI_ROW:
+		*version = dbi_col_int64(st, 0);
 		break;
-	case SQLITE_DONE:
+	case DBI_DONE:
 		r = dbi_fail(err, DB_E_NOTFOUND, "no game %s", id);
 		break;
 	default:
@@ -271,7 +245,7 @@ int db_game_version(db *d, const char *id, long long *version, db_error *err)
 int db_game_insert(db *d, const db_game *g, const unsigned char token_hashes[][DB_HASH_BYTES],
 		   db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r;
 
 	r = dbi_prepare(d, "INSERT INTO games (id, variant, rules_version, options, status, ply, "
@@ -282,14 +256,14 @@ int db_game_insert(db *d, const db_game *g, const unsigned char token_hashes[][D
 		return r;
 	dbi_bind_text(st, 1, g->id);
 	dbi_bind_text(st, 2, g->variant);
-	sqlite3_bind_int(st, 3, g->rules_version);
+	dbi_bind_int(st, 3, g->rules_version);
 	dbi_bind_text(st, 4, g->options ? g->options : "");
 	dbi_bind_text(st, 5, g->position);
-	sqlite3_bind_blob(st, 6, g->seed, DB_SEED_BYTES, SQLITE_TRANSIENT);
+	dbi_bind_blob(st, 6, g->seed, DB_SEED_BYTES);
 	dbi_bind_text(st, 7, g->commitment);
 	dbi_bind_text(st, 8, g->created_at);
-	sqlite3_bind_int(st, 9, g->dice_version);
-	sqlite3_bind_int(st, 10, g->open_seats);
+	dbi_bind_int(st, 9, g->dice_version);
+	dbi_bind_int(st, 10, g->open_seats);
 	dbi_bind_text(st, 11, g->open_until);
 	r = dbi_step_done(d, st, err, "insert game");
 	for (int i = 0; !r && i < g->nseats; i++) {
@@ -298,11 +272,11 @@ int db_game_insert(db *d, const db_game *g, const unsigned char token_hashes[][D
 		if (r)
 			break;
 		dbi_bind_text(st, 1, g->id);
-		sqlite3_bind_int(st, 2, g->seats[i].seat);
+		dbi_bind_int(st, 2, g->seats[i].seat);
 		dbi_bind_text(st, 3, g->seats[i].name);
 		dbi_bind_text(st, 4, g->seats[i].email);
-		sqlite3_bind_blob(st, 5, token_hashes[i], DB_HASH_BYTES, SQLITE_TRANSIENT);
-		sqlite3_bind_int(st, 6, g->seats[i].open);
+		dbi_bind_blob(st, 5, token_hashes[i], DB_HASH_BYTES);
+		dbi_bind_int(st, 6, g->seats[i].open);
 		r = dbi_step_done(d, st, err, "insert seat");
 	}
 	return r;
@@ -310,7 +284,7 @@ int db_game_insert(db *d, const db_game *g, const unsigned char token_hashes[][D
 
 int db_game_load(db *d, const char *id, db_game **out, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	db_game *g;
 	int r, step;
 
@@ -324,10 +298,10 @@ int db_game_load(db *d, const char *id, db_game **out, db_error *err)
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, id);
-	switch (sqlite3_step(st)) {
-	case SQLITE_ROW:
+	switch (dbi_step(st)) {
+	case DBI_ROW:
 		break;
-	case SQLITE_DONE:
+	case DBI_DONE:
 		dbi_finish(d, st);
 		return dbi_fail(err, DB_E_NOTFOUND, "no game %s", id);
 	default:
@@ -336,39 +310,39 @@ int db_game_load(db *d, const char *id, db_game **out, db_error *err)
 		return r;
 	}
 	g = xcalloc(1, sizeof *g);
-	g->id = dbi_col_text(st, 0);
-	g->variant = dbi_col_text(st, 1);
-	g->rules_version = sqlite3_column_int(st, 2);
-	g->options = dbi_col_text(st, 3);
-	g->over = strcmp((const char *)sqlite3_column_text(st, 4), "over") == 0;
-	g->ply = sqlite3_column_int(st, 5);
-	g->start_position = dbi_col_text(st, 6);
-	g->position = dbi_col_text(st, 7);
-	g->result = dbi_col_text(st, 8);
-	g->ranks = dbi_col_text(st, 9);
-	g->draw_offer = sqlite3_column_type(st, 10) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 10);
-	if (sqlite3_column_bytes(st, 11) == DB_SEED_BYTES)
-		memcpy(g->seed, sqlite3_column_blob(st, 11), DB_SEED_BYTES);
-	g->commitment = dbi_col_text(st, 12);
-	g->created_at = dbi_col_text(st, 13);
-	g->updated_at = dbi_col_text(st, 14);
-	g->draw_accepts = (unsigned)sqlite3_column_int(st, 15);
-	g->dice_version = sqlite3_column_int(st, 20);
-	g->dice_rolled = sqlite3_column_int(st, 21);
-	g->version = sqlite3_column_int64(st, 22);
-	g->open_seats = sqlite3_column_int(st, 23);
-	g->open_until = dbi_col_text(st, 24);
-	step = SQLITE_ROW;
-	while (step == SQLITE_ROW && sqlite3_column_type(st, 16) != SQLITE_NULL && g->nseats < DB_MAX_SEATS) {
+	g->id = dbi_col_dup(st, 0);
+	g->variant = dbi_col_dup(st, 1);
+	g->rules_version = dbi_col_int(st, 2);
+	g->options = dbi_col_dup(st, 3);
+	g->over = strcmp(dbi_col_text(st, 4), "over") == 0;
+	g->ply = dbi_col_int(st, 5);
+	g->start_position = dbi_col_dup(st, 6);
+	g->position = dbi_col_dup(st, 7);
+	g->result = dbi_col_dup(st, 8);
+	g->ranks = dbi_col_dup(st, 9);
+	g->draw_offer = dbi_col_is_null(st, 10) ? -1 : dbi_col_int(st, 10);
+	if (dbi_col_bytes(st, 11) == DB_SEED_BYTES)
+		memcpy(g->seed, dbi_col_blob(st, 11), DB_SEED_BYTES);
+	g->commitment = dbi_col_dup(st, 12);
+	g->created_at = dbi_col_dup(st, 13);
+	g->updated_at = dbi_col_dup(st, 14);
+	g->draw_accepts = (unsigned)dbi_col_int(st, 15);
+	g->dice_version = dbi_col_int(st, 20);
+	g->dice_rolled = dbi_col_int(st, 21);
+	g->version = dbi_col_int64(st, 22);
+	g->open_seats = dbi_col_int(st, 23);
+	g->open_until = dbi_col_dup(st, 24);
+	step = DBI_ROW;
+	while (step == DBI_ROW && !dbi_col_is_null(st, 16) && g->nseats < DB_MAX_SEATS) {
 		db_seat *s = &g->seats[g->nseats++];
-		s->seat = sqlite3_column_int(st, 16);
-		s->name = dbi_col_text(st, 17);
-		s->email = dbi_col_text(st, 18);
-		s->client_seed = dbi_col_text(st, 19);
-		s->open = sqlite3_column_int(st, 25);
-		step = sqlite3_step(st);
+		s->seat = dbi_col_int(st, 16);
+		s->name = dbi_col_dup(st, 17);
+		s->email = dbi_col_dup(st, 18);
+		s->client_seed = dbi_col_dup(st, 19);
+		s->open = dbi_col_int(st, 25);
+		step = dbi_step(st);
 	}
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
+	if (step != DBI_ROW && step != DBI_DONE)
 		r = dbi_sql_fail(d, err, "load seats");
 	dbi_finish(d, st);
 	if (r) {
@@ -404,7 +378,7 @@ void db_game_free(db_game *g)
 
 int db_game_save_state(db *d, const db_game *g, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r;
 
 	r = dbi_prepare(d, "UPDATE games SET ply = ?2, position = ?3, status = ?4, result = ?5, "
@@ -412,19 +386,19 @@ int db_game_save_state(db *d, const db_game *g, db_error *err)
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, g->id);
-	sqlite3_bind_int(st, 2, g->ply);
+	dbi_bind_int(st, 2, g->ply);
 	dbi_bind_text(st, 3, g->position);
 	dbi_bind_text(st, 4, g->over ? "over" : "running");
 	dbi_bind_text(st, 5, g->result);
 	dbi_bind_text(st, 6, g->ranks);
 	if (g->draw_offer >= 0)
-		sqlite3_bind_int(st, 7, g->draw_offer);
+		dbi_bind_int(st, 7, g->draw_offer);
 	else
-		sqlite3_bind_null(st, 7);
+		dbi_bind_null(st, 7);
 	dbi_bind_text(st, 8, g->updated_at);
-	sqlite3_bind_int(st, 9, g->draw_offer >= 0 ? (int)g->draw_accepts : 0);
+	dbi_bind_int(st, 9, g->draw_offer >= 0 ? (int)g->draw_accepts : 0);
 	r = dbi_step_done(d, st, err, "save game");
-	if (!r && sqlite3_changes(d->conn) != 1)
+	if (!r && dbi_changes(d) != 1)
 		r = dbi_fail(err, DB_E_NOTFOUND, "no game %s", g->id);
 	return r;
 }
@@ -432,7 +406,7 @@ int db_game_save_state(db *d, const db_game *g, db_error *err)
 int db_seat_join(db *d, const char *game_id, int seat, const char *name, const char *email,
 		 const unsigned char token_hash[DB_HASH_BYTES], const char *now, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r;
 
 	r = dbi_prepare(d, "UPDATE seats SET name = ?3, email = ?4, token_hash = ?5, open = 0 "
@@ -440,12 +414,12 @@ int db_seat_join(db *d, const char *game_id, int seat, const char *name, const c
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, game_id);
-	sqlite3_bind_int(st, 2, seat);
+	dbi_bind_int(st, 2, seat);
 	dbi_bind_text(st, 3, name);
 	dbi_bind_text(st, 4, email);
-	sqlite3_bind_blob(st, 5, token_hash, DB_HASH_BYTES, SQLITE_TRANSIENT);
+	dbi_bind_blob(st, 5, token_hash, DB_HASH_BYTES);
 	r = dbi_step_done(d, st, err, "join seat");
-	if (!r && sqlite3_changes(d->conn) != 1)
+	if (!r && dbi_changes(d) != 1)
 		return dbi_fail(err, DB_E_CONFLICT, "seat %d of game %s is not open", seat, game_id);
 	if (r)
 		return r;
@@ -456,14 +430,14 @@ int db_seat_join(db *d, const char *game_id, int seat, const char *name, const c
 	dbi_bind_text(st, 1, game_id);
 	dbi_bind_text(st, 2, now);
 	r = dbi_step_done(d, st, err, "count open seats");
-	if (!r && sqlite3_changes(d->conn) != 1)
+	if (!r && dbi_changes(d) != 1)
 		r = dbi_fail(err, DB_E_CONFLICT, "game %s has no open seat", game_id);
 	return r;
 }
 
 int db_games_expire_open(db *d, const char *now, char (*ids)[DB_GAME_ID_TEXT], int max, int *n, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r, step;
 
 	*n = 0;
@@ -473,10 +447,10 @@ int db_games_expire_open(db *d, const char *now, char (*ids)[DB_GAME_ID_TEXT], i
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, now);
-	sqlite3_bind_int(st, 2, max);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW && *n < max)
-		snprintf(ids[(*n)++], DB_GAME_ID_TEXT, "%s", (const char *)sqlite3_column_text(st, 0));
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
+	dbi_bind_int(st, 2, max);
+	while ((step = dbi_step(st)) == DBI_ROW && *n < max)
+		snprintf(ids[(*n)++], DB_GAME_ID_TEXT, "%s", dbi_col_text(st, 0));
+	if (step != DBI_ROW && step != DBI_DONE)
 		r = dbi_sql_fail(d, err, "expire open games");
 	dbi_finish(d, st);
 	return r;
@@ -485,24 +459,24 @@ int db_games_expire_open(db *d, const char *now, char (*ids)[DB_GAME_ID_TEXT], i
 int db_seat_set_client_seed(db *d, const char *game_id, int seat, const char *client_seed,
 			    db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r;
 
 	r = dbi_prepare(d, "UPDATE seats SET client_seed = ?3 WHERE game_id = ?1 AND seat = ?2", &st, err);
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, game_id);
-	sqlite3_bind_int(st, 2, seat);
+	dbi_bind_int(st, 2, seat);
 	dbi_bind_text(st, 3, client_seed);
 	r = dbi_step_done(d, st, err, "set client seed");
-	if (!r && sqlite3_changes(d->conn) != 1)
+	if (!r && dbi_changes(d) != 1)
 		r = dbi_fail(err, DB_E_NOTFOUND, "no seat %d in game %s", seat, game_id);
 	return r;
 }
 
 int db_game_mark_rolled(db *d, const char *game_id, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "UPDATE games SET dice_rolled = 1 WHERE id = ?1", &st, err);
 
 	if (r)
@@ -514,7 +488,7 @@ int db_game_mark_rolled(db *d, const char *game_id, db_error *err)
 int db_seat_by_token(db *d, const unsigned char hash[DB_HASH_BYTES], char **game_id,
 		     int *seat, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r;
 
 	*game_id = NULL;
@@ -524,10 +498,10 @@ int db_seat_by_token(db *d, const unsigned char hash[DB_HASH_BYTES], char **game
 			&st, err);
 	if (r)
 		return r;
-	sqlite3_bind_blob(st, 1, hash, DB_HASH_BYTES, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		*game_id = dbi_col_text(st, 0);
-		*seat = sqlite3_column_int(st, 1);
+	dbi_bind_blob(st, 1, hash, DB_HASH_BYTES);
+	if (dbi_step(st) == DBI_ROW) {
+		*game_id = dbi_col_dup(st, 0);
+		*seat = dbi_col_int(st, 1);
 	} else {
 		r = dbi_fail(err, DB_E_NOTFOUND, "unknown token");
 	}
@@ -537,7 +511,7 @@ int db_seat_by_token(db *d, const unsigned char hash[DB_HASH_BYTES], char **game
 
 int db_move_append(db *d, const char *game_id, const db_move *m, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r;
 
 	r = dbi_prepare(d, "INSERT INTO moves (game_id, ply, seat, move, note, channel, at, dice, "
@@ -546,22 +520,22 @@ int db_move_append(db *d, const char *game_id, const db_move *m, db_error *err)
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, game_id);
-	sqlite3_bind_int(st, 2, m->ply);
-	sqlite3_bind_int(st, 3, m->seat);
+	dbi_bind_int(st, 2, m->ply);
+	dbi_bind_int(st, 3, m->seat);
 	dbi_bind_text(st, 4, m->move);
 	dbi_bind_text(st, 5, m->note ? m->note : "");
 	dbi_bind_text(st, 6, m->channel);
 	dbi_bind_text(st, 7, m->at);
 	dbi_bind_text(st, 8, m->dice ? m->dice : "[]");
 	dbi_bind_text(st, 9, m->position_after);
-	sqlite3_bind_int(st, 10, m->secret);
+	dbi_bind_int(st, 10, m->secret);
 	dbi_bind_text(st, 11, m->places ? m->places : "[]");
 	return dbi_step_done(d, st, err, "append move");
 }
 
 int db_moves_reveal(db *d, const char *game_id, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "UPDATE moves SET secret = 0 WHERE game_id = ?1 AND secret", &st, err);
 
 	if (r)
@@ -570,25 +544,25 @@ int db_moves_reveal(db *d, const char *game_id, db_error *err)
 	return dbi_step_done(d, st, err, "reveal moves");
 }
 
-static void read_move(sqlite3_stmt *st, db_move *m)
+static void read_move(dbi_stmt *st, db_move *m)
 {
-	m->ply = sqlite3_column_int(st, 0);
-	m->seat = sqlite3_column_int(st, 1);
-	m->move = dbi_col_text(st, 2);
-	m->note = dbi_col_text(st, 3);
-	m->channel = dbi_col_text(st, 4);
-	m->at = dbi_col_text(st, 5);
-	m->dice = dbi_col_text(st, 6);
-	m->position_after = dbi_col_text(st, 7);
-	m->secret = sqlite3_column_int(st, 8);
-	m->places = dbi_col_text(st, 9);
+	m->ply = dbi_col_int(st, 0);
+	m->seat = dbi_col_int(st, 1);
+	m->move = dbi_col_dup(st, 2);
+	m->note = dbi_col_dup(st, 3);
+	m->channel = dbi_col_dup(st, 4);
+	m->at = dbi_col_dup(st, 5);
+	m->dice = dbi_col_dup(st, 6);
+	m->position_after = dbi_col_dup(st, 7);
+	m->secret = dbi_col_int(st, 8);
+	m->places = dbi_col_dup(st, 9);
 }
 
 #define MOVE_COLUMNS "ply, seat, move, note, channel, at, dice, position_after, secret, places"
 
 int db_move_get(db *d, const char *game_id, int ply, db_move *out, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r;
 
 	memset(out, 0, sizeof *out);
@@ -596,8 +570,8 @@ int db_move_get(db *d, const char *game_id, int ply, db_move *out, db_error *err
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, game_id);
-	sqlite3_bind_int(st, 2, ply);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	dbi_bind_int(st, 2, ply);
+	if (dbi_step(st) == DBI_ROW)
 		read_move(st, out);
 	else
 		r = dbi_fail(err, DB_E_NOTFOUND, "no move %d", ply);
@@ -608,8 +582,8 @@ int db_move_get(db *d, const char *game_id, int ply, db_move *out, db_error *err
 int db_moves_range(db *d, const char *game_id, int from, int limit, db_move **out, size_t *n,
 		   db_error *err)
 {
-	sqlite3_stmt *st;
-	int r, rc = SQLITE_DONE;
+	dbi_stmt *st;
+	int r, rc = DBI_DONE;
 
 	*out = NULL;
 	*n = 0;
@@ -620,12 +594,12 @@ int db_moves_range(db *d, const char *game_id, int from, int limit, db_move **ou
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, game_id);
-	sqlite3_bind_int(st, 2, from);
-	sqlite3_bind_int(st, 3, limit);
+	dbi_bind_int(st, 2, from);
+	dbi_bind_int(st, 3, limit);
 	*out = xcalloc((size_t)limit, sizeof **out);
-	while (*n < (size_t)limit && (rc = sqlite3_step(st)) == SQLITE_ROW)
+	while (*n < (size_t)limit && (rc = dbi_step(st)) == DBI_ROW)
 		read_move(st, &(*out)[(*n)++]);
-	if (*n < (size_t)limit && rc != SQLITE_DONE)
+	if (*n < (size_t)limit && rc != DBI_DONE)
 		r = dbi_sql_fail(d, err, "list moves");
 	dbi_finish(d, st);
 	if (r || *n == 0) {
@@ -658,7 +632,7 @@ void db_moves_free(db_move *v, size_t n)
 int db_action_append(db *d, const char *game_id, int ply, int seat, const char *action,
 		     const char *channel, const char *at, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r;
 
 	r = dbi_prepare(d, "INSERT INTO actions (game_id, seq, ply, seat, action, channel, at) "
@@ -667,8 +641,8 @@ int db_action_append(db *d, const char *game_id, int ply, int seat, const char *
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, game_id);
-	sqlite3_bind_int(st, 2, ply);
-	sqlite3_bind_int(st, 3, seat);
+	dbi_bind_int(st, 2, ply);
+	dbi_bind_int(st, 3, seat);
 	dbi_bind_text(st, 4, action);
 	dbi_bind_text(st, 5, channel);
 	dbi_bind_text(st, 6, at);
@@ -677,7 +651,7 @@ int db_action_append(db *d, const char *game_id, int ply, int seat, const char *
 
 int db_actions_list(db *d, const char *game_id, db_action **out, size_t *n, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	size_t cap = 0;
 	int r, rc;
 
@@ -688,20 +662,20 @@ int db_actions_list(db *d, const char *game_id, db_action **out, size_t *n, db_e
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, game_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = dbi_step(st)) == DBI_ROW) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 8;
 			*out = xrealloc(*out, cap * sizeof **out);
 		}
 		db_action *a = &(*out)[(*n)++];
-		a->seq = sqlite3_column_int(st, 0);
-		a->ply = sqlite3_column_int(st, 1);
-		a->seat = sqlite3_column_int(st, 2);
-		a->action = dbi_col_text(st, 3);
-		a->channel = dbi_col_text(st, 4);
-		a->at = dbi_col_text(st, 5);
+		a->seq = dbi_col_int(st, 0);
+		a->ply = dbi_col_int(st, 1);
+		a->seat = dbi_col_int(st, 2);
+		a->action = dbi_col_dup(st, 3);
+		a->channel = dbi_col_dup(st, 4);
+		a->at = dbi_col_dup(st, 5);
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != DBI_DONE)
 		r = dbi_sql_fail(d, err, "list actions");
 	dbi_finish(d, st);
 	return r;
@@ -719,7 +693,7 @@ void db_actions_free(db_action *v, size_t n)
 
 int db_setting_get(db *d, const char *key, void **value, size_t *len, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r;
 
 	*value = NULL;
@@ -728,11 +702,11 @@ int db_setting_get(db *d, const char *key, void **value, size_t *len, db_error *
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, key);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		*len = (size_t)sqlite3_column_bytes(st, 0);
+	if (dbi_step(st) == DBI_ROW) {
+		*len = dbi_col_bytes(st, 0);
 		*value = xmalloc(*len + 1);
 		if (*len)
-			memcpy(*value, sqlite3_column_blob(st, 0), *len);
+			memcpy(*value, dbi_col_blob(st, 0), *len);
 		((char *)*value)[*len] = 0;
 	} else {
 		r = dbi_fail(err, DB_E_NOTFOUND, "no setting %s", key);
@@ -743,26 +717,26 @@ int db_setting_get(db *d, const char *key, void **value, size_t *len, db_error *
 
 int db_setting_put(db *d, const char *key, const void *value, size_t len, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r;
 
 	r = dbi_prepare(d, "INSERT OR REPLACE INTO settings (key, value) VALUES (?1, ?2)", &st, err);
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, key);
-	sqlite3_bind_blob(st, 2, value, (int)len, SQLITE_TRANSIENT);
+	dbi_bind_blob(st, 2, value, len);
 	return dbi_step_done(d, st, err, "put setting");
 }
 
 int db_game_count(db *d, int *count, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r;
 
 	r = dbi_prepare(d, "SELECT COUNT(*) FROM games", &st, err);
 	if (r)
 		return r;
-	*count = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	*count = dbi_step(st) == DBI_ROW ? dbi_col_int(st, 0) : 0;
 	dbi_finish(d, st);
 	return 0;
 }

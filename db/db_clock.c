@@ -7,36 +7,36 @@
 
 static const char *const type_names[] = {"", "per_move", "bank"};
 
-static void bind_time(sqlite3_stmt *st, int i, long long t)
+static void bind_time(dbi_stmt *st, int i, long long t)
 {
 	if (t)
-		sqlite3_bind_int64(st, i, t);
+		dbi_bind_int64(st, i, t);
 	else
-		sqlite3_bind_null(st, i);
+		dbi_bind_null(st, i);
 }
 
 /* Insert or replace one seat's clock. */
 static int put_seat(db *d, const char *game_id, int seat, const db_seat_clock *c, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "INSERT OR REPLACE INTO seat_clocks (game_id, seat, remaining_s, running_since, "
 			    "deadline, reminded, paused_until) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", &st, err);
 
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, game_id);
-	sqlite3_bind_int(st, 2, seat);
-	sqlite3_bind_int64(st, 3, c->remaining_s);
+	dbi_bind_int(st, 2, seat);
+	dbi_bind_int64(st, 3, c->remaining_s);
 	bind_time(st, 4, c->running_since);
 	bind_time(st, 5, c->deadline);
-	sqlite3_bind_int(st, 6, c->reminded);
+	dbi_bind_int(st, 6, c->reminded);
 	bind_time(st, 7, c->paused_until);
 	return dbi_step_done(d, st, err, "store a seat's clock");
 }
 
 int db_clock_insert(db *d, const char *game_id, const db_clock *c, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r;
 
 	if (c->type != DB_CLOCK_PER_MOVE && c->type != DB_CLOCK_BANK)
@@ -46,9 +46,9 @@ int db_clock_insert(db *d, const char *game_id, const db_clock *c, db_error *err
 		return r;
 	dbi_bind_text(st, 1, game_id);
 	dbi_bind_text(st, 2, type_names[c->type]);
-	sqlite3_bind_int64(st, 3, c->base_s);
-	sqlite3_bind_int64(st, 4, c->increment_s);
-	sqlite3_bind_int64(st, 5, c->max_s);
+	dbi_bind_int64(st, 3, c->base_s);
+	dbi_bind_int64(st, 4, c->increment_s);
+	dbi_bind_int64(st, 5, c->max_s);
 	if ((r = dbi_step_done(d, st, err, "store a time control")))
 		return r;
 	return db_clock_save(d, game_id, c, err);
@@ -65,7 +65,7 @@ int db_clock_save(db *d, const char *game_id, const db_clock *c, db_error *err)
 
 int db_clock_load(db *d, const char *game_id, db_clock *out, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r, rc;
 
 	memset(out, 0, sizeof *out);
@@ -73,14 +73,14 @@ int db_clock_load(db *d, const char *game_id, db_clock *out, db_error *err)
 			     &st, err)))
 		return r;
 	dbi_bind_text(st, 1, game_id);
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *type = (const char *)sqlite3_column_text(st, 0);
+	if ((rc = dbi_step(st)) == DBI_ROW) {
+		const char *type = dbi_col_text(st, 0);
 		out->type = type && !strcmp(type, "bank") ? DB_CLOCK_BANK : DB_CLOCK_PER_MOVE;
-		out->base_s = sqlite3_column_int64(st, 1);
-		out->increment_s = sqlite3_column_int64(st, 2);
-		out->max_s = sqlite3_column_int64(st, 3);
+		out->base_s = dbi_col_int64(st, 1);
+		out->increment_s = dbi_col_int64(st, 2);
+		out->max_s = dbi_col_int64(st, 3);
 	} else {
-		r = rc == SQLITE_DONE ? dbi_fail(err, DB_E_NOTFOUND, "no clock") : dbi_sql_fail(d, err, "load a clock");
+		r = rc == DBI_DONE ? dbi_fail(err, DB_E_NOTFOUND, "no clock") : dbi_sql_fail(d, err, "load a clock");
 	}
 	dbi_finish(d, st);
 	if (r)
@@ -89,20 +89,20 @@ int db_clock_load(db *d, const char *game_id, db_clock *out, db_error *err)
 			     "FROM seat_clocks WHERE game_id = ?1 ORDER BY seat", &st, err)))
 		return r;
 	dbi_bind_text(st, 1, game_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int seat = sqlite3_column_int(st, 0);
+	while ((rc = dbi_step(st)) == DBI_ROW) {
+		int seat = dbi_col_int(st, 0);
 		if (seat < 0 || seat >= DB_MAX_SEATS)
 			continue;
 		db_seat_clock *s = &out->seats[seat];
-		s->remaining_s = sqlite3_column_int64(st, 1);
-		s->running_since = sqlite3_column_int64(st, 2);
-		s->deadline = sqlite3_column_int64(st, 3);
-		s->reminded = sqlite3_column_int(st, 4);
-		s->paused_until = sqlite3_column_int64(st, 5);
+		s->remaining_s = dbi_col_int64(st, 1);
+		s->running_since = dbi_col_int64(st, 2);
+		s->deadline = dbi_col_int64(st, 3);
+		s->reminded = dbi_col_int(st, 4);
+		s->paused_until = dbi_col_int64(st, 5);
 		if (seat + 1 > out->nseats)
 			out->nseats = seat + 1;
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != DBI_DONE)
 		r = dbi_sql_fail(d, err, "load the seats' clocks");
 	dbi_finish(d, st);
 	return r;
@@ -113,25 +113,25 @@ int db_clock_load(db *d, const char *game_id, db_clock *out, db_error *err)
 static int list_due(db *d, const char *sql, long long now, const db_reminder_rule *rule, db_clock_due *out,
 		    int max, int *n, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r, rc;
 
 	*n = 0;
 	if ((r = dbi_prepare(d, sql, &st, err)))
 		return r;
-	sqlite3_bind_int64(st, 1, now);
-	sqlite3_bind_int(st, 2, max);
+	dbi_bind_int64(st, 1, now);
+	dbi_bind_int(st, 2, max);
 	if (rule) {
-		sqlite3_bind_int64(st, 3, rule->day_s);
-		sqlite3_bind_int64(st, 4, rule->last_share);
-		sqlite3_bind_int64(st, 5, rule->last_min_s);
+		dbi_bind_int64(st, 3, rule->day_s);
+		dbi_bind_int64(st, 4, rule->last_share);
+		dbi_bind_int64(st, 5, rule->last_min_s);
 	}
-	while (*n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		snprintf(out[*n].game_id, sizeof out[*n].game_id, "%s", (const char *)sqlite3_column_text(st, 0));
-		out[*n].seat = sqlite3_column_int(st, 1);
+	while (*n < max && (rc = dbi_step(st)) == DBI_ROW) {
+		snprintf(out[*n].game_id, sizeof out[*n].game_id, "%s", dbi_col_text(st, 0));
+		out[*n].seat = dbi_col_int(st, 1);
 		(*n)++;
 	}
-	if (*n < max && rc != SQLITE_DONE)
+	if (*n < max && rc != DBI_DONE)
 		r = dbi_sql_fail(d, err, "list clocks");
 	dbi_finish(d, st);
 	return r;
@@ -159,15 +159,15 @@ int db_clocks_remind(db *d, long long now, const db_reminder_rule *rule, db_cloc
 
 int db_clocks_extend(db *d, long long by, int *count, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "UPDATE seat_clocks SET deadline = deadline + ?1, running_since = running_since + ?1 "
 			    "WHERE deadline IS NOT NULL", &st, err);
 
 	*count = 0;
 	if (r)
 		return r;
-	sqlite3_bind_int64(st, 1, by);
+	dbi_bind_int64(st, 1, by);
 	if ((r = dbi_step_done(d, st, err, "extend the clocks")) == 0)
-		*count = sqlite3_changes(d->conn);
+		*count = dbi_changes(d);
 	return r;
 }

@@ -20,25 +20,25 @@ static int name_value(const char *const *names, int n, const char *name)
 
 #define ADDRESS_COLUMNS "id, email, consent, stopped, no_invites, day, day_count, mail_mode, digest_hour, digest_day"
 
-static void read_address(sqlite3_stmt *st, db_address *out)
+static void read_address(dbi_stmt *st, db_address *out)
 {
-	const char *consent = (const char *)sqlite3_column_text(st, 2);
+	const char *consent = dbi_col_text(st, 2);
 
-	out->id = sqlite3_column_int64(st, 0);
-	out->email = dbi_col_text(st, 1);
+	out->id = dbi_col_int64(st, 0);
+	out->email = dbi_col_dup(st, 1);
 	out->consent = name_value(consent_names, 3, consent);
-	out->stopped = sqlite3_column_int(st, 3);
-	out->no_invites = sqlite3_column_int(st, 4);
-	out->day = sqlite3_column_int64(st, 5);
-	out->day_count = sqlite3_column_int(st, 6);
-	out->mail_mode = name_value(mail_mode_names, 3, (const char *)sqlite3_column_text(st, 7));
-	out->digest_hour = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 8);
-	out->digest_day = sqlite3_column_int64(st, 9);
+	out->stopped = dbi_col_int(st, 3);
+	out->no_invites = dbi_col_int(st, 4);
+	out->day = dbi_col_int64(st, 5);
+	out->day_count = dbi_col_int(st, 6);
+	out->mail_mode = name_value(mail_mode_names, 3, dbi_col_text(st, 7));
+	out->digest_hour = dbi_col_is_null(st, 8) ? -1 : dbi_col_int(st, 8);
+	out->digest_day = dbi_col_int64(st, 9);
 }
 
 int db_address_get(db *d, const char *email, db_address *out, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	/* The no-op update makes RETURNING give the row whether it was new or not. */
 	int r = dbi_prepare(d, "INSERT INTO addresses (email) VALUES (?1) ON CONFLICT (email) "
 			    "DO UPDATE SET email = email RETURNING " ADDRESS_COLUMNS, &st, err);
@@ -47,7 +47,7 @@ int db_address_get(db *d, const char *email, db_address *out, db_error *err)
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, email);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (dbi_step(st) == DBI_ROW)
 		read_address(st, out);
 	else
 		r = dbi_sql_fail(d, err, "read address");
@@ -58,7 +58,7 @@ int db_address_get(db *d, const char *email, db_address *out, db_error *err)
 /* One address by email (id 0) or by id: the two ways its row is looked up without creating it. */
 static int address_lookup(db *d, const char *email, long long id, db_address *out, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, email ? "SELECT " ADDRESS_COLUMNS " FROM addresses WHERE email = ?1" :
 			    "SELECT " ADDRESS_COLUMNS " FROM addresses WHERE id = ?1", &st, err);
 
@@ -68,8 +68,8 @@ static int address_lookup(db *d, const char *email, long long id, db_address *ou
 	if (email)
 		dbi_bind_text(st, 1, email);
 	else
-		sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW)
+		dbi_bind_int64(st, 1, id);
+	if (dbi_step(st) == DBI_ROW)
 		read_address(st, out);
 	else
 		r = dbi_fail(err, DB_E_NOTFOUND, "no such address");
@@ -89,22 +89,22 @@ int db_address_by_id(db *d, long long id, db_address *out, db_error *err)
 
 int db_address_save(db *d, const db_address *a, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "UPDATE addresses SET consent = ?2, stopped = ?3, no_invites = ?4, day = ?5, "
 			    "day_count = ?6, mail_mode = ?7, digest_hour = ?8, digest_day = ?9 WHERE id = ?1", &st, err);
 
 	if (r)
 		return r;
-	sqlite3_bind_int64(st, 1, a->id);
+	dbi_bind_int64(st, 1, a->id);
 	dbi_bind_text(st, 2, consent_names[a->consent]);
-	sqlite3_bind_int(st, 3, a->stopped);
-	sqlite3_bind_int(st, 4, a->no_invites);
-	sqlite3_bind_int64(st, 5, a->day);
-	sqlite3_bind_int(st, 6, a->day_count);
+	dbi_bind_int(st, 3, a->stopped);
+	dbi_bind_int(st, 4, a->no_invites);
+	dbi_bind_int64(st, 5, a->day);
+	dbi_bind_int(st, 6, a->day_count);
 	dbi_bind_text(st, 7, mail_mode_names[a->mail_mode]);
 	if (a->digest_hour >= 0)
-		sqlite3_bind_int(st, 8, a->digest_hour);
-	sqlite3_bind_int64(st, 9, a->digest_day);
+		dbi_bind_int(st, 8, a->digest_hour);
+	dbi_bind_int64(st, 9, a->digest_day);
 	return dbi_step_done(d, st, err, "save address");
 }
 
@@ -115,12 +115,12 @@ void db_address_clear(db_address *a)
 }
 
 /* The first column of a statement's first row, an id; DB_E_NOTFOUND when it has none. Finishes st. */
-static int first_id(db *d, sqlite3_stmt *st, long long *id)
+static int first_id(db *d, dbi_stmt *st, long long *id)
 {
 	int r = 0;
 
-	if (sqlite3_step(st) == SQLITE_ROW)
-		*id = sqlite3_column_int64(st, 0);
+	if (dbi_step(st) == DBI_ROW)
+		*id = dbi_col_int64(st, 0);
 	else
 		r = DB_E_NOTFOUND;
 	dbi_finish(d, st);
@@ -129,7 +129,7 @@ static int first_id(db *d, sqlite3_stmt *st, long long *id)
 
 int db_digest_due(db *d, int hour, int default_hour, long long day, long long *address_id, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "SELECT id FROM addresses WHERE mail_mode = 'digest' AND "
 			    "coalesce(digest_hour, ?2) = ?1 AND digest_day < ?3 AND stopped = 0 AND "
 			    "consent = 'confirmed' LIMIT 1", &st, err);
@@ -137,43 +137,43 @@ int db_digest_due(db *d, int hour, int default_hour, long long day, long long *a
 	*address_id = 0;
 	if (r)
 		return r;
-	sqlite3_bind_int(st, 1, hour);
-	sqlite3_bind_int(st, 2, default_hour);
-	sqlite3_bind_int64(st, 3, day);
+	dbi_bind_int(st, 1, hour);
+	dbi_bind_int(st, 2, default_hour);
+	dbi_bind_int64(st, 3, day);
 	return first_id(d, st, address_id);
 }
 
 int db_held_add(db *d, long long address_id, const char *game_id, const char *kind, long long day,
 		db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "INSERT INTO held_mails (address_id, game_id, kind, day) VALUES (?1, ?2, ?3, ?4)",
 			    &st, err);
 
 	if (r)
 		return r;
-	sqlite3_bind_int64(st, 1, address_id);
+	dbi_bind_int64(st, 1, address_id);
 	dbi_bind_text(st, 2, game_id);
 	dbi_bind_text(st, 3, kind);
-	sqlite3_bind_int64(st, 4, day);
+	dbi_bind_int64(st, 4, day);
 	return dbi_step_done(d, st, err, "hold mail");
 }
 
 int db_held_due(db *d, long long day, long long *address_id, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "SELECT address_id FROM held_mails WHERE day < ?1 LIMIT 1", &st, err);
 
 	*address_id = 0;
 	if (r)
 		return r;
-	sqlite3_bind_int64(st, 1, day);
+	dbi_bind_int64(st, 1, day);
 	return first_id(d, st, address_id);
 }
 
 int db_held_take(db *d, long long address_id, db_held_game **out, size_t *n, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	size_t cap = 0;
 	int r = dbi_prepare(d, "SELECT game_id, COUNT(*) FROM held_mails WHERE address_id = ?1 "
 			    "GROUP BY game_id ORDER BY MIN(rowid)", &st, err);
@@ -182,20 +182,20 @@ int db_held_take(db *d, long long address_id, db_held_game **out, size_t *n, db_
 	*n = 0;
 	if (r)
 		return r;
-	sqlite3_bind_int64(st, 1, address_id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	dbi_bind_int64(st, 1, address_id);
+	while (dbi_step(st) == DBI_ROW) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 8;
 			*out = xrealloc(*out, cap * sizeof **out);
 		}
-		(*out)[*n].game_id = dbi_col_text(st, 0);
-		(*out)[*n].count = sqlite3_column_int(st, 1);
+		(*out)[*n].game_id = dbi_col_dup(st, 0);
+		(*out)[*n].count = dbi_col_int(st, 1);
 		(*n)++;
 	}
 	dbi_finish(d, st);
 	if ((r = dbi_prepare(d, "DELETE FROM held_mails WHERE address_id = ?1", &st, err)))
 		return r;
-	sqlite3_bind_int64(st, 1, address_id);
+	dbi_bind_int64(st, 1, address_id);
 	return dbi_step_done(d, st, err, "take held mails");
 }
 
@@ -208,7 +208,7 @@ void db_held_games_free(db_held_game *v, size_t n)
 
 int db_reply_issue(db *d, const char *game_id, int seat, int ply, int *serial, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	/* Mails of the same ply share the live address until it acts; a new ply gets a new one. */
 	int r = dbi_prepare(d, "UPDATE seats SET reply_serial = CASE WHEN reply_serial > 0 AND reply_ply = ?3 "
 			    "AND reply_used = 0 THEN reply_serial ELSE reply_serial + 1 END, reply_ply = ?3, "
@@ -217,10 +217,10 @@ int db_reply_issue(db *d, const char *game_id, int seat, int ply, int *serial, d
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, game_id);
-	sqlite3_bind_int(st, 2, seat);
-	sqlite3_bind_int(st, 3, ply);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		*serial = sqlite3_column_int(st, 0);
+	dbi_bind_int(st, 2, seat);
+	dbi_bind_int(st, 3, ply);
+	if (dbi_step(st) == DBI_ROW)
+		*serial = dbi_col_int(st, 0);
 	else
 		r = dbi_fail(err, DB_E_NOTFOUND, "no such seat");
 	dbi_finish(d, st);
@@ -229,7 +229,7 @@ int db_reply_issue(db *d, const char *game_id, int seat, int ply, int *serial, d
 
 int db_reply_get(db *d, const char *game_id, int seat, db_reply *out, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "SELECT reply_serial, reply_ply, reply_used FROM seats "
 			    "WHERE game_id = ?1 AND seat = ?2", &st, err);
 
@@ -237,11 +237,11 @@ int db_reply_get(db *d, const char *game_id, int seat, db_reply *out, db_error *
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, game_id);
-	sqlite3_bind_int(st, 2, seat);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		out->serial = sqlite3_column_int(st, 0);
-		out->ply = sqlite3_column_int(st, 1);
-		out->used = sqlite3_column_int(st, 2);
+	dbi_bind_int(st, 2, seat);
+	if (dbi_step(st) == DBI_ROW) {
+		out->serial = dbi_col_int(st, 0);
+		out->ply = dbi_col_int(st, 1);
+		out->used = dbi_col_int(st, 2);
 	} else {
 		r = dbi_fail(err, DB_E_NOTFOUND, "no such seat");
 	}
@@ -251,33 +251,33 @@ int db_reply_get(db *d, const char *game_id, int seat, db_reply *out, db_error *
 
 int db_reply_use(db *d, const char *game_id, int seat, int serial, int used, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "UPDATE seats SET reply_used = ?4 WHERE game_id = ?1 AND seat = ?2 "
 			    "AND reply_serial = ?3", &st, err);
 
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, game_id);
-	sqlite3_bind_int(st, 2, seat);
-	sqlite3_bind_int(st, 3, serial);
-	sqlite3_bind_int(st, 4, used);
+	dbi_bind_int(st, 2, seat);
+	dbi_bind_int(st, 3, serial);
+	dbi_bind_int(st, 4, used);
 	return dbi_step_done(d, st, err, "use reply address");
 }
 
 int db_seat_link_find(db *d, const unsigned char hash[DB_HASH_BYTES], char **game_id, int *seat,
 		      db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "SELECT game_id, seat FROM seat_links WHERE token_hash = ?1 "
 			    "AND expires_at > unixepoch()", &st, err);
 
 	*game_id = NULL;
 	if (r)
 		return r;
-	sqlite3_bind_blob(st, 1, hash, DB_HASH_BYTES, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		*game_id = dbi_col_text(st, 0);
-		*seat = sqlite3_column_int(st, 1);
+	dbi_bind_blob(st, 1, hash, DB_HASH_BYTES);
+	if (dbi_step(st) == DBI_ROW) {
+		*game_id = dbi_col_dup(st, 0);
+		*seat = dbi_col_int(st, 1);
 	} else {
 		r = dbi_fail(err, DB_E_NOTFOUND, "not a mailed seat link");
 	}

@@ -48,7 +48,7 @@ void db_listed_games_free(db_listed_game *v, size_t n)
 int db_games_listed(db *d, const char *listing, const char *variant, const char *before_at, const char *before_id,
 		    int limit, db_listed_game **out, size_t *n, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	size_t cap = 0;
 	int r, rc;
 
@@ -60,9 +60,9 @@ int db_games_listed(db *d, const char *listing, const char *variant, const char 
 	dbi_bind_text(st, 2, variant);
 	dbi_bind_text(st, 3, before_at && before_id ? before_at : "~");
 	dbi_bind_text(st, 4, before_at && before_id ? before_id : "~");
-	sqlite3_bind_int(st, 5, limit);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *id = (const char *)sqlite3_column_text(st, 0);
+	dbi_bind_int(st, 5, limit);
+	while ((rc = dbi_step(st)) == DBI_ROW) {
+		const char *id = dbi_col_text(st, 0);
 		db_listed_game *g = *n ? &(*out)[*n - 1] : NULL;
 		/* The rows of one game's seats come together, in seat order. */
 		if (!g || strcmp(g->id, id)) {
@@ -72,22 +72,22 @@ int db_games_listed(db *d, const char *listing, const char *variant, const char 
 			}
 			g = &(*out)[(*n)++];
 			memset(g, 0, sizeof *g);
-			g->id = dbi_col_text(st, 0);
-			g->variant = dbi_col_text(st, 1);
-			g->listing = dbi_col_text(st, 2);
-			g->ply = sqlite3_column_int(st, 3);
-			g->result = dbi_col_text(st, 4);
-			g->created_at = dbi_col_text(st, 5);
-			g->updated_at = dbi_col_text(st, 6);
+			g->id = dbi_col_dup(st, 0);
+			g->variant = dbi_col_dup(st, 1);
+			g->listing = dbi_col_dup(st, 2);
+			g->ply = dbi_col_int(st, 3);
+			g->result = dbi_col_dup(st, 4);
+			g->created_at = dbi_col_dup(st, 5);
+			g->updated_at = dbi_col_dup(st, 6);
 		}
 		if (g->nseats < DB_MAX_SEATS) {
 			db_listed_seat *s = &g->seats[g->nseats++];
-			s->seat = sqlite3_column_int(st, 7);
-			s->name = dbi_col_text(st, 8);
-			s->open = sqlite3_column_int(st, 9) != 0;
+			s->seat = dbi_col_int(st, 7);
+			s->name = dbi_col_dup(st, 8);
+			s->open = dbi_col_int(st, 9) != 0;
 		}
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != DBI_DONE)
 		r = dbi_sql_fail(d, err, "list games");
 	dbi_finish(d, st);
 	if (r) {

@@ -1,53 +1,125 @@
-/* db_internal.h - what the storage files share and nothing outside db/ may use. */
+/* db_internal.h - what the storage files share and nothing outside db/ may use: the statement API over the backends. */
 #ifndef ROOKERY_DB_INTERNAL_H
 #define ROOKERY_DB_INTERNAL_H
 
 #include "db.h"
 
-#include <sqlite3.h>
+#include <stddef.h>
 
 /*
- * Statements are prepared once per connection and kept: parsing the SQL of every query of
- * every request cost as much as running them. A cached statement is lent to one caller at a
- * time (dbi_prepare ... dbi_finish); a second borrower of the same SQL gets a statement of its own.
+ * The query files of db/ speak SQL through this API only; a backend (db/sqlite/) implements it.
+ * SQL is written with numbered placeholders ?1, ?2 ..., which a backend whose own syntax differs
+ * rewrites. A statement is lent by dbi_prepare and given back with dbi_finish; column values it
+ * returns by pointer live until the next dbi_step, dbi_reset or dbi_finish of the statement.
  */
-#define DBI_CACHE_SLOTS 64
+typedef struct dbi_stmt dbi_stmt;
 
-struct dbi_cached {
-	const char *sql;        /* the statement's text (SQLite's copy), compared by content */
-	sqlite3_stmt *st;
-	int lent;
+/* What dbi_step returns: a row to read, the end of the rows, or an error (see dbi_sql_fail). */
+enum { DBI_ERROR = -1, DBI_DONE = 0, DBI_ROW = 1 };
+
+/* How a connection is opened: the daemon's writer (creating the database) or a reader. */
+enum { DBI_OPEN_WRITER, DBI_OPEN_READER };
+
+/*
+ * A backend: the functions behind the statement API and the connection's life. The statement's
+ * first member points to its backend's table, so a statement finds its functions by itself.
+ */
+struct dbi_backend {
+	const char *name;
+	/* Open target (a path, for SQLite) with the daemon's settings; no migration, no schema check. */
+	int (*open)(const char *target, int how, db **out, db_error *err);
+	void (*close)(db *d);
+	/* Run SQL without parameters or rows (several statements allowed); err may be NULL. */
+	int (*exec)(db *d, const char *sql, db_error *err);
+	int (*prepare)(db *d, const char *sql, dbi_stmt **st, db_error *err);
+	void (*finish)(db *d, dbi_stmt *st);
+	int (*step)(dbi_stmt *st);
+	void (*reset)(dbi_stmt *st);
+	void (*bind_int64)(dbi_stmt *st, int i, long long v);
+	void (*bind_text)(dbi_stmt *st, int i, const char *s);
+	void (*bind_blob)(dbi_stmt *st, int i, const void *p, size_t n);
+	void (*bind_null)(dbi_stmt *st, int i);
+	long long (*col_int64)(dbi_stmt *st, int i);
+	double (*col_double)(dbi_stmt *st, int i);
+	const char *(*col_text)(dbi_stmt *st, int i);
+	const void *(*col_blob)(dbi_stmt *st, int i);
+	size_t (*col_bytes)(dbi_stmt *st, int i);
+	int (*col_is_null)(dbi_stmt *st, int i);
+	/* Rows written by the last INSERT, UPDATE or DELETE of the connection. */
+	long long (*changes)(db *d);
+	/* Whether a transaction is open (an error may have ended it by itself). */
+	int (*in_transaction)(db *d);
+	/* Fill err from the connection's last error: a unique key's conflict, busy, or I/O. */
+	int (*sql_fail)(db *d, db_error *err, const char *what);
+	/* The statement that opens a transaction meant to write (taking the write lock at once). */
+	const char *begin_write;
+	/* The schema version stored in the database (-1 on error), and setting it inside a migration. */
+	int (*schema_version)(db *d);
+	int (*set_schema_version)(db *d, int v, db_error *err);
+	/* What db.h's db_backup, db_watch_changes and db_changed_games do for this backend. */
+	int (*backup)(db *d, const char *dest, db_error *err);
+	void (*watch_changes)(db *d, db_committing_fn committing, void *ctx);
+	int (*changed_games)(db *d, db_changed_fn fn, void *ctx, db_error *err);
 };
 
+/* The statement as every backend begins its own. */
+struct dbi_stmt {
+	const struct dbi_backend *be;
+};
+
+/* A connection as every backend begins its own; what follows is the backend's. */
 struct db {
-	sqlite3 *conn;
-	struct dbi_cached cache[DBI_CACHE_SLOTS];
+	const struct dbi_backend *be;
 	int group;              /* in a group's transaction (db_group_begin) */
 	int in_change;          /* in a group: a change's savepoint is open */
-	sqlite3_int64 *changed; /* rowids of the games written since db_changed_games (db_changes.c) */
-	size_t nchanged, changed_cap;
-	db_committing_fn committing; /* told before a COMMIT that keeps noted games (db_watch_changes) */
-	void *committing_ctx;
 };
+
+/* The backends. */
+extern const struct dbi_backend dbi_sqlite;
 
 /* Fill err and return code. */
 int dbi_fail(db_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Fill err from the connection's last error, mapping constraint and busy errors. */
 int dbi_sql_fail(db *d, db_error *err, const char *what);
 int dbi_exec(db *d, const char *sql, db_error *err);
-/* A ready statement for sql, from the cache when possible; give it back with dbi_finish. */
-int dbi_prepare(db *d, const char *sql, sqlite3_stmt **st, db_error *err);
-/* Done with a statement of dbi_prepare: reset and unbound for the next user, or finalized. */
-void dbi_finish(db *d, sqlite3_stmt *st);
-/* Finalize every cached statement (before closing the connection). */
-void dbi_cache_clear(db *d);
+/* A ready statement for sql, from the connection's cache when possible; give it back with dbi_finish. */
+int dbi_prepare(db *d, const char *sql, dbi_stmt **st, db_error *err);
+/* Done with a statement of dbi_prepare: reset and unbound for the next user, or freed. */
+void dbi_finish(db *d, dbi_stmt *st);
+/* The next row (DBI_ROW), the end (DBI_DONE) or an error (DBI_ERROR, then dbi_sql_fail). */
+int dbi_step(dbi_stmt *st);
+/* Back to before its first step, bindings kept. */
+void dbi_reset(dbi_stmt *st);
 /* Step a statement that returns no rows, then finish it. */
-int dbi_step_done(db *d, sqlite3_stmt *st, db_error *err, const char *what);
+int dbi_step_done(db *d, dbi_stmt *st, db_error *err, const char *what);
+/* Rows written by the connection's last INSERT, UPDATE or DELETE. */
+long long dbi_changes(db *d);
+
+/* Parameters, numbered from 1. */
+void dbi_bind_int(dbi_stmt *st, int i, int v);
+void dbi_bind_int64(dbi_stmt *st, int i, long long v);
+/* A string, or SQL NULL for a NULL pointer. */
+void dbi_bind_text(dbi_stmt *st, int i, const char *s);
+void dbi_bind_blob(dbi_stmt *st, int i, const void *p, size_t n);
+void dbi_bind_null(dbi_stmt *st, int i);
+
+/* Columns of the current row, numbered from 0. */
+int dbi_col_int(dbi_stmt *st, int i);
+long long dbi_col_int64(dbi_stmt *st, int i);
+double dbi_col_double(dbi_stmt *st, int i);
+/* The text of a column, or NULL for SQL NULL; valid until the statement moves on. */
+const char *dbi_col_text(dbi_stmt *st, int i);
 /* A copy of a text column, or NULL for SQL NULL. */
-char *dbi_col_text(sqlite3_stmt *st, int i);
-/* Bind a string, or SQL NULL for a NULL pointer. */
-void dbi_bind_text(sqlite3_stmt *st, int i, const char *s);
-/* Register the SQL functions of db_mail.c (rookery_outbox_kept) on the connection; SQLite's code. */
-int dbi_mail_functions(db *d);
+char *dbi_col_dup(dbi_stmt *st, int i);
+const void *dbi_col_blob(dbi_stmt *st, int i);
+size_t dbi_col_bytes(dbi_stmt *st, int i);
+int dbi_col_is_null(dbi_stmt *st, int i);
+
+/*
+ * What the outbox keeps of a mail once sent or given up (db_mail.c): its kept headers and a note
+ * in place of the body, newly allocated, or NULL when message is NULL. The SQL function
+ * rookery_outbox_kept(message) that the queries call; each backend provides it from this.
+ */
+char *dbi_outbox_kept(const char *message);
 
 #endif

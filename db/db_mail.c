@@ -10,7 +10,7 @@
 int db_outbox_add(db *d, const char *game_id, const char *kind, const char *recipient,
 		  const char *message, const char *created_at, long long now, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "INSERT INTO outbox (game_id, kind, recipient, message, state, "
 			    "next_attempt_at, created_at) VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6)", &st, err);
 
@@ -20,14 +20,14 @@ int db_outbox_add(db *d, const char *game_id, const char *kind, const char *reci
 	dbi_bind_text(st, 2, kind);
 	dbi_bind_text(st, 3, recipient);
 	dbi_bind_text(st, 4, message);
-	sqlite3_bind_int64(st, 5, now);
+	dbi_bind_int64(st, 5, now);
 	dbi_bind_text(st, 6, created_at);
 	return dbi_step_done(d, st, err, "queue mail");
 }
 
 int db_outbox_claim(db *d, long long now, int limit, db_outbox_row **rows, size_t *n, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r, rc;
 
 	*rows = NULL;
@@ -40,19 +40,19 @@ int db_outbox_claim(db *d, long long now, int limit, db_outbox_row **rows, size_
 			&st, err);
 	if (r)
 		goto out;
-	sqlite3_bind_int64(st, 1, now);
-	sqlite3_bind_int(st, 2, limit);
+	dbi_bind_int64(st, 1, now);
+	dbi_bind_int(st, 2, limit);
 	*rows = xcalloc((size_t)limit, sizeof **rows);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < (size_t)limit) {
+	while ((rc = dbi_step(st)) == DBI_ROW && *n < (size_t)limit) {
 		db_outbox_row *o = &(*rows)[(*n)++];
-		o->id = sqlite3_column_int64(st, 0);
-		o->game_id = dbi_col_text(st, 1);
-		o->kind = dbi_col_text(st, 2);
-		o->recipient = dbi_col_text(st, 3);
-		o->message = dbi_col_text(st, 4);
-		o->attempts = sqlite3_column_int(st, 5);
+		o->id = dbi_col_int64(st, 0);
+		o->game_id = dbi_col_dup(st, 1);
+		o->kind = dbi_col_dup(st, 2);
+		o->recipient = dbi_col_dup(st, 3);
+		o->message = dbi_col_dup(st, 4);
+		o->attempts = dbi_col_int(st, 5);
 	}
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+	if (rc != DBI_DONE && rc != DBI_ROW)
 		r = dbi_sql_fail(d, err, "claim mail");
 	dbi_finish(d, st);
 	if (!r)
@@ -78,19 +78,19 @@ void db_outbox_rows_free(db_outbox_row *rows, size_t n)
 	free(rows);
 }
 
-/* One UPDATE of an outbox row by id (?1), with a text (?2) and, if used, a number (?3). */
-static int outbox_update(db *d, const char *sql, long long id, const char *text, long long number,
+/* One UPDATE of an outbox row by id (?1), with a text (?2) and, unless NULL, a number (?3). */
+static int outbox_update(db *d, const char *sql, long long id, const char *text, const long long *number,
 			 db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, sql, &st, err);
 
 	if (r)
 		return r;
-	sqlite3_bind_int64(st, 1, id);
+	dbi_bind_int64(st, 1, id);
 	dbi_bind_text(st, 2, text);
-	if (sqlite3_bind_parameter_count(st) >= 3)
-		sqlite3_bind_int64(st, 3, number);
+	if (number)
+		dbi_bind_int64(st, 3, *number);
 	return dbi_step_done(d, st, err, "update mail");
 }
 
@@ -98,8 +98,8 @@ static int outbox_update(db *d, const char *sql, long long id, const char *text,
  * What the outbox keeps of a mail once it is sent or given up: the headers an operator needs to
  * tell what went where (kept_headers), then a note in place of the body. The body and the
  * Reply-To hold links and a reply address that act for the recipient, and must not stay at rest.
- * Registered on the connection as the SQL function rookery_outbox_kept(message), so that the
- * row is wiped by the very statement that marks it sent or failed.
+ * Each backend offers it as the SQL function rookery_outbox_kept(message), so that the row is
+ * wiped by the very statement that marks it sent or failed.
  */
 static const char *const kept_headers[] = {
 	"Date", "From", "To", "Subject", "Message-ID", "In-Reply-To", "References", NULL,
@@ -118,61 +118,47 @@ static int header_kept(const char *line, size_t len)
 	return 0;
 }
 
-static void sql_outbox_kept(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+char *dbi_outbox_kept(const char *p)
 {
-	const char *p = (const char *)sqlite3_value_text(argv[0]);
-	sqlite3_str *out;
+	/* Never longer than the message, a newline, and the note. */
+	char *out, *o;
 	int keep = 0;
 
-	(void)argc;
-	if (!p) {
-		sqlite3_result_null(ctx);
-		return;
-	}
-	out = sqlite3_str_new(sqlite3_context_db_handle(ctx));
+	if (!p)
+		return NULL;
+	out = o = xmalloc(strlen(p) + sizeof "\n\n" DB_OUTBOX_WIPED "\n");
 	/* Header lines up to the first empty one; a line starting with white space continues the last. */
 	while (*p && *p != '\n' && strncmp(p, "\r\n", 2)) {
 		size_t len = strcspn(p, "\n");
 		if (*p != ' ' && *p != '\t')
 			keep = header_kept(p, len);
 		if (keep) {
-			sqlite3_str_append(out, p, (int)len);
-			sqlite3_str_appendchar(out, 1, '\n');
+			memcpy(o, p, len);
+			o += len;
+			*o++ = '\n';
 		}
 		p += len + (p[len] == '\n');
 	}
-	sqlite3_str_appendall(out, "\n" DB_OUTBOX_WIPED "\n");
-	if (sqlite3_str_errcode(out)) {
-		sqlite3_free(sqlite3_str_finish(out));
-		sqlite3_result_error_nomem(ctx);
-		return;
-	}
-	sqlite3_result_text(ctx, sqlite3_str_finish(out), -1, sqlite3_free);
-}
-
-int dbi_mail_functions(db *d)
-{
-	return sqlite3_create_function(d->conn, "rookery_outbox_kept", 1,
-				       SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
-				       sql_outbox_kept, NULL, NULL);
+	strcpy(o, "\n" DB_OUTBOX_WIPED "\n");
+	return out;
 }
 
 int db_outbox_sent(db *d, long long id, const char *sent_at, db_error *err)
 {
 	return outbox_update(d, "UPDATE outbox SET state = 'sent', sent_at = ?2, last_error = NULL, "
-			     "message = rookery_outbox_kept(message) WHERE id = ?1", id, sent_at, 0, err);
+			     "message = rookery_outbox_kept(message) WHERE id = ?1", id, sent_at, NULL, err);
 }
 
 int db_outbox_retry(db *d, long long id, long long next_at, const char *error, db_error *err)
 {
 	return outbox_update(d, "UPDATE outbox SET state = 'queued', last_error = ?2, "
-			     "next_attempt_at = ?3 WHERE id = ?1", id, error, next_at, err);
+			     "next_attempt_at = ?3 WHERE id = ?1", id, error, &next_at, err);
 }
 
 int db_outbox_failed(db *d, long long id, const char *error, db_error *err)
 {
 	return outbox_update(d, "UPDATE outbox SET state = 'failed', last_error = ?2, "
-			     "message = rookery_outbox_kept(message) WHERE id = ?1", id, error, 0, err);
+			     "message = rookery_outbox_kept(message) WHERE id = ?1", id, error, NULL, err);
 }
 
 int db_outbox_abandon_interrupted(db *d, int *count, db_error *err)
@@ -181,34 +167,34 @@ int db_outbox_abandon_interrupted(db *d, int *count, db_error *err)
 			 "'interrupted while being sent; not sent again, so that no mail goes out twice', "
 			 "message = rookery_outbox_kept(message) WHERE state = 'sending'", err);
 
-	*count = r ? 0 : sqlite3_changes(d->conn);
+	*count = r ? 0 : dbi_changes(d);
 	return r;
 }
 
 int db_outbox_count(db *d, const char *state, int *count, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "SELECT COUNT(*) FROM outbox WHERE ?1 IS NULL OR state = ?1", &st, err);
 
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, state);
-	*count = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	*count = dbi_step(st) == DBI_ROW ? dbi_col_int(st, 0) : 0;
 	dbi_finish(d, st);
 	return 0;
 }
 
 int db_mail_seen(db *d, const char *message_id, char **result, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "SELECT result FROM mail_seen WHERE message_id = ?1", &st, err);
 
 	*result = NULL;
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, message_id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		*result = dbi_col_text(st, 0);
+	if (dbi_step(st) == DBI_ROW)
+		*result = dbi_col_dup(st, 0);
 	else
 		r = dbi_fail(err, DB_E_NOTFOUND, "not seen");
 	dbi_finish(d, st);
@@ -217,7 +203,7 @@ int db_mail_seen(db *d, const char *message_id, char **result, db_error *err)
 
 int db_mail_mark_seen(db *d, const char *message_id, const char *result, const char *at, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "INSERT INTO mail_seen (message_id, result, at) VALUES (?1, ?2, ?3)",
 			    &st, err);
 
@@ -232,31 +218,31 @@ int db_mail_mark_seen(db *d, const char *message_id, const char *result, const c
 int db_seat_link_add(db *d, const unsigned char hash[DB_HASH_BYTES], const char *game_id, int seat,
 		     long long expires_at, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "INSERT INTO seat_links (token_hash, game_id, seat, expires_at) "
 			    "VALUES (?1, ?2, ?3, ?4)", &st, err);
 
 	if (r)
 		return r;
-	sqlite3_bind_blob(st, 1, hash, DB_HASH_BYTES, SQLITE_TRANSIENT);
+	dbi_bind_blob(st, 1, hash, DB_HASH_BYTES);
 	dbi_bind_text(st, 2, game_id);
-	sqlite3_bind_int(st, 3, seat);
-	sqlite3_bind_int64(st, 4, expires_at);
+	dbi_bind_int(st, 3, seat);
+	dbi_bind_int64(st, 4, expires_at);
 	return dbi_step_done(d, st, err, "add seat link");
 }
 
 int db_signin_add(db *d, const unsigned char hash[DB_HASH_BYTES], const char *email,
 		  long long expires_at, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "INSERT INTO signin_tokens (token_hash, email, expires_at) "
 			    "VALUES (?1, ?2, ?3)", &st, err);
 
 	if (r)
 		return r;
-	sqlite3_bind_blob(st, 1, hash, DB_HASH_BYTES, SQLITE_TRANSIENT);
+	dbi_bind_blob(st, 1, hash, DB_HASH_BYTES);
 	dbi_bind_text(st, 2, email);
-	sqlite3_bind_int64(st, 3, expires_at);
+	dbi_bind_int64(st, 3, expires_at);
 	return dbi_step_done(d, st, err, "add sign-in link");
 }
 
@@ -264,19 +250,19 @@ int db_signin_add(db *d, const unsigned char hash[DB_HASH_BYTES], const char *em
 static int signin_lookup(db *d, const char *sql, const unsigned char hash[DB_HASH_BYTES], long long now,
 			 char **email, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, sql, &st, err);
 
 	*email = NULL;
 	if (r)
 		return r;
-	sqlite3_bind_blob(st, 1, hash, DB_HASH_BYTES, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, now);
-	switch (sqlite3_step(st)) {
-	case SQLITE_ROW:
-		*email = dbi_col_text(st, 0);
+	dbi_bind_blob(st, 1, hash, DB_HASH_BYTES);
+	dbi_bind_int64(st, 2, now);
+	switch (dbi_step(st)) {
+	case DBI_ROW:
+		*email = dbi_col_dup(st, 0);
 		break;
-	case SQLITE_DONE:
+	case DBI_DONE:
 		r = dbi_fail(err, DB_E_NOTFOUND, "unknown, used or expired sign-in link");
 		break;
 	default:
@@ -312,29 +298,29 @@ int db_links_expire(db *d, long long now, int *count, db_error *err)
 
 	*count = 0;
 	for (size_t i = 0; !r && i < sizeof sql / sizeof *sql; i++) {
-		sqlite3_stmt *st;
+		dbi_stmt *st;
 		if ((r = dbi_prepare(d, sql[i], &st, err)))
 			break;
-		sqlite3_bind_int64(st, 1, now);
+		dbi_bind_int64(st, 1, now);
 		if (!(r = dbi_step_done(d, st, err, "delete expired links")))
-			*count += sqlite3_changes(d->conn);
+			*count += dbi_changes(d);
 	}
 	return r;
 }
 
 /* The (game, seat) rows of a prepared statement, email bound as ?1. */
-static int player_seats(db *d, sqlite3_stmt *st, const char *email, db_player_seat **out, size_t *n)
+static int player_seats(db *d, dbi_stmt *st, const char *email, db_player_seat **out, size_t *n)
 {
 	size_t cap = 0;
 
 	dbi_bind_text(st, 1, email);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (dbi_step(st) == DBI_ROW) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 8;
 			*out = xrealloc(*out, cap * sizeof **out);
 		}
-		(*out)[*n].game_id = dbi_col_text(st, 0);
-		(*out)[*n].seat = sqlite3_column_int(st, 1);
+		(*out)[*n].game_id = dbi_col_dup(st, 0);
+		(*out)[*n].seat = dbi_col_int(st, 1);
 		(*n)++;
 	}
 	dbi_finish(d, st);
@@ -343,7 +329,7 @@ static int player_seats(db *d, sqlite3_stmt *st, const char *email, db_player_se
 
 int db_seats_by_email(db *d, const char *email, db_player_seat **out, size_t *n, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "SELECT s.game_id, s.seat FROM seats s JOIN games g ON g.id = s.game_id "
 			    "WHERE s.email = ?1 COLLATE NOCASE ORDER BY g.updated_at DESC, g.id", &st, err);
 
@@ -355,7 +341,7 @@ int db_seats_by_email(db *d, const char *email, db_player_seat **out, size_t *n,
 int db_seats_running_by_email(db *d, const char *email, int limit, db_player_seat **out, size_t *n,
 			      db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "SELECT s.game_id, s.seat FROM seats s JOIN games g ON g.id = s.game_id "
 			    "WHERE s.email = ?1 COLLATE NOCASE AND g.status = 'running' "
 			    "ORDER BY g.updated_at, g.id LIMIT ?2", &st, err);
@@ -364,7 +350,7 @@ int db_seats_running_by_email(db *d, const char *email, int limit, db_player_sea
 	*n = 0;
 	if (r)
 		return r;
-	sqlite3_bind_int(st, 2, limit);
+	dbi_bind_int(st, 2, limit);
 	return player_seats(d, st, email, out, n);
 }
 
@@ -378,7 +364,7 @@ void db_player_seats_free(db_player_seat *v, size_t n)
 int db_rate_hit(db *d, const char *key, long long now, int window_s, int limit, int *allowed,
 		db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "INSERT INTO rate_limits (key, window_start, count) VALUES (?1, ?2, 1) "
 			    "ON CONFLICT (key) DO UPDATE SET "
 			    "count = CASE WHEN window_start <= ?2 - ?3 THEN 1 ELSE count + 1 END, "
@@ -389,10 +375,10 @@ int db_rate_hit(db *d, const char *key, long long now, int window_s, int limit, 
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, key);
-	sqlite3_bind_int64(st, 2, now);
-	sqlite3_bind_int(st, 3, window_s);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		*allowed = sqlite3_column_int(st, 0) <= limit;
+	dbi_bind_int64(st, 2, now);
+	dbi_bind_int(st, 3, window_s);
+	if (dbi_step(st) == DBI_ROW)
+		*allowed = dbi_col_int(st, 0) <= limit;
 	else
 		r = dbi_sql_fail(d, err, "rate limit");
 	dbi_finish(d, st);
@@ -402,31 +388,31 @@ int db_rate_hit(db *d, const char *key, long long now, int window_s, int limit, 
 int db_player_token_add(db *d, const unsigned char hash[DB_HASH_BYTES], const char *email, long long expires_at,
 			db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "INSERT INTO player_tokens (token_hash, email, expires_at) VALUES (?1, ?2, ?3)",
 			    &st, err);
 
 	if (r)
 		return r;
-	sqlite3_bind_blob(st, 1, hash, DB_HASH_BYTES, SQLITE_TRANSIENT);
+	dbi_bind_blob(st, 1, hash, DB_HASH_BYTES);
 	dbi_bind_text(st, 2, email);
-	sqlite3_bind_int64(st, 3, expires_at);
+	dbi_bind_int64(st, 3, expires_at);
 	return dbi_step_done(d, st, err, "add player token");
 }
 
 int db_player_token_email(db *d, const unsigned char hash[DB_HASH_BYTES], long long now, char **email,
 			  db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "SELECT email FROM player_tokens WHERE token_hash = ?1 AND expires_at > ?2", &st, err);
 
 	*email = NULL;
 	if (r)
 		return r;
-	sqlite3_bind_blob(st, 1, hash, DB_HASH_BYTES, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, now);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		*email = dbi_col_text(st, 0);
+	dbi_bind_blob(st, 1, hash, DB_HASH_BYTES);
+	dbi_bind_int64(st, 2, now);
+	if (dbi_step(st) == DBI_ROW)
+		*email = dbi_col_dup(st, 0);
 	else
 		r = dbi_fail(err, DB_E_NOTFOUND, "unknown or expired player token");
 	dbi_finish(d, st);

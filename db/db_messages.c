@@ -7,7 +7,7 @@
 int db_message_add(db *d, const char *game_id, int from_seat, int to_seat, const char *text,
 		   const char *channel, const char *now, long long *seq, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "INSERT INTO messages (game_id, seq, from_seat, to_seat, text, channel, at) "
 			    "SELECT ?1, COALESCE(MAX(seq), 0) + 1, ?2, ?3, ?4, ?5, ?6 FROM messages WHERE game_id = ?1 "
 			    "RETURNING seq", &st, err);
@@ -15,22 +15,22 @@ int db_message_add(db *d, const char *game_id, int from_seat, int to_seat, const
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, game_id);
-	sqlite3_bind_int(st, 2, from_seat);
+	dbi_bind_int(st, 2, from_seat);
 	if (to_seat >= 0)
-		sqlite3_bind_int(st, 3, to_seat);
+		dbi_bind_int(st, 3, to_seat);
 	else
-		sqlite3_bind_null(st, 3);
+		dbi_bind_null(st, 3);
 	dbi_bind_text(st, 4, text);
 	dbi_bind_text(st, 5, channel);
 	dbi_bind_text(st, 6, now);
-	if (sqlite3_step(st) != SQLITE_ROW) {
+	if (dbi_step(st) != DBI_ROW) {
 		r = dbi_sql_fail(d, err, "store a message");
 		dbi_finish(d, st);
 		return r;
 	}
-	*seq = sqlite3_column_int64(st, 0);
+	*seq = dbi_col_int64(st, 0);
 	/* RETURNING: the row is written when the statement runs to its end. */
-	if (sqlite3_step(st) != SQLITE_DONE)
+	if (dbi_step(st) != DBI_DONE)
 		r = dbi_sql_fail(d, err, "store a message");
 	dbi_finish(d, st);
 	return r;
@@ -38,16 +38,16 @@ int db_message_add(db *d, const char *game_id, int from_seat, int to_seat, const
 
 int db_messages_last_hour(db *d, const char *game_id, int from_seat, int *count, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "SELECT count(*) FROM messages WHERE game_id = ?1 AND from_seat = ?2 "
 			    "AND at > strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-1 hour')", &st, err);
 
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, game_id);
-	sqlite3_bind_int(st, 2, from_seat);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		*count = sqlite3_column_int(st, 0);
+	dbi_bind_int(st, 2, from_seat);
+	if (dbi_step(st) == DBI_ROW)
+		*count = dbi_col_int(st, 0);
 	else
 		r = dbi_sql_fail(d, err, "count messages");
 	dbi_finish(d, st);
@@ -57,7 +57,7 @@ int db_messages_last_hour(db *d, const char *game_id, int from_seat, int *count,
 int db_messages_for(db *d, const char *game_id, int seat, long long from, int limit, int others_only,
 		    db_message **out, size_t *n, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	size_t cap = 0;
 	int r, rc;
 
@@ -70,12 +70,12 @@ int db_messages_for(db *d, const char *game_id, int seat, long long from, int li
 			     "ORDER BY seq", &st, err)))
 		return r;
 	dbi_bind_text(st, 1, game_id);
-	sqlite3_bind_int64(st, 2, from);
-	sqlite3_bind_int(st, 3, seat);
-	sqlite3_bind_int(st, 4, limit);
-	sqlite3_bind_int(st, 5, others_only != 0);
-	sqlite3_bind_int(st, 6, from < 0);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	dbi_bind_int64(st, 2, from);
+	dbi_bind_int(st, 3, seat);
+	dbi_bind_int(st, 4, limit);
+	dbi_bind_int(st, 5, others_only != 0);
+	dbi_bind_int(st, 6, from < 0);
+	while ((rc = dbi_step(st)) == DBI_ROW) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 16;
 			db_message *v = realloc(*out, cap * sizeof *v);
@@ -86,14 +86,14 @@ int db_messages_for(db *d, const char *game_id, int seat, long long from, int li
 			*out = v;
 		}
 		db_message *m = &(*out)[(*n)++];
-		m->seq = sqlite3_column_int64(st, 0);
-		m->from_seat = sqlite3_column_int(st, 1);
-		m->to_seat = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 2);
-		m->text = dbi_col_text(st, 3);
-		m->channel = dbi_col_text(st, 4);
-		m->at = dbi_col_text(st, 5);
+		m->seq = dbi_col_int64(st, 0);
+		m->from_seat = dbi_col_int(st, 1);
+		m->to_seat = dbi_col_is_null(st, 2) ? -1 : dbi_col_int(st, 2);
+		m->text = dbi_col_dup(st, 3);
+		m->channel = dbi_col_dup(st, 4);
+		m->at = dbi_col_dup(st, 5);
 	}
-	if (!r && rc != SQLITE_DONE)
+	if (!r && rc != DBI_DONE)
 		r = dbi_sql_fail(d, err, "read messages");
 	dbi_finish(d, st);
 	if (r) {
@@ -116,16 +116,16 @@ void db_messages_free(db_message *v, size_t n)
 
 int db_messages_mailed_get(db *d, const char *game_id, int seat, long long *seq, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "SELECT messages_mailed FROM seats WHERE game_id = ?1 AND seat = ?2", &st, err);
 
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, game_id);
-	sqlite3_bind_int(st, 2, seat);
+	dbi_bind_int(st, 2, seat);
 	*seq = 0;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		*seq = sqlite3_column_int64(st, 0);
+	if (dbi_step(st) == DBI_ROW)
+		*seq = dbi_col_int64(st, 0);
 	else
 		r = dbi_sql_fail(d, err, "read the messages mailed");
 	dbi_finish(d, st);
@@ -134,14 +134,14 @@ int db_messages_mailed_get(db *d, const char *game_id, int seat, long long *seq,
 
 int db_messages_mailed_set(db *d, const char *game_id, int seat, long long seq, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "UPDATE seats SET messages_mailed = max(messages_mailed, ?3) "
 			    "WHERE game_id = ?1 AND seat = ?2", &st, err);
 
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, game_id);
-	sqlite3_bind_int(st, 2, seat);
-	sqlite3_bind_int64(st, 3, seq);
+	dbi_bind_int(st, 2, seat);
+	dbi_bind_int64(st, 3, seq);
 	return dbi_step_done(d, st, err, "mark messages mailed");
 }

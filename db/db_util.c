@@ -1,11 +1,10 @@
-/* db_util.c - helpers shared by the storage files: errors, statements, columns. */
+/* db_util.c - the statement API the storage files speak, handed to the connection's backend; errors. */
 #include "db.h"
 #include "db_internal.h"
 #include "xalloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
 
 int dbi_fail(db_error *err, int code, const char *fmt, ...)
 {
@@ -21,100 +20,114 @@ int dbi_fail(db_error *err, int code, const char *fmt, ...)
 
 int dbi_sql_fail(db *d, db_error *err, const char *what)
 {
-	int rc = sqlite3_extended_errcode(d->conn);
-	int code = DB_E_IO;
-
-	if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
-		code = DB_E_CONFLICT;
-	else if ((rc & 0xff) == SQLITE_BUSY)
-		code = DB_E_BUSY;
-	return dbi_fail(err, code, "%s: %s", what, sqlite3_errmsg(d->conn));
+	return d->be->sql_fail(d, err, what);
 }
 
 int dbi_exec(db *d, const char *sql, db_error *err)
 {
-	char *msg = NULL;
-
-	if (sqlite3_exec(d->conn, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		int r = dbi_fail(err, DB_E_IO, "%s", msg ? msg : "sqlite error");
-		sqlite3_free(msg);
-		return r;
-	}
-	return 0;
+	return d->be->exec(d, sql, err);
 }
 
-int dbi_prepare(db *d, const char *sql, sqlite3_stmt **st, db_error *err)
+int dbi_prepare(db *d, const char *sql, dbi_stmt **st, db_error *err)
 {
-	struct dbi_cached *free_slot = NULL;
-
-	for (int i = 0; i < DBI_CACHE_SLOTS; i++) {
-		struct dbi_cached *c = &d->cache[i];
-		if (!c->st) {
-			if (!free_slot)
-				free_slot = c;
-		} else if (!c->lent && strcmp(c->sql, sql) == 0) {
-			c->lent = 1;
-			*st = c->st;
-			return 0;
-		}
-	}
-	if (sqlite3_prepare_v3(d->conn, sql, -1, free_slot ? SQLITE_PREPARE_PERSISTENT : 0, st,
-			       NULL) != SQLITE_OK)
-		return dbi_sql_fail(d, err, "prepare");
-	/* Keyed by SQLite's own copy of the text, which lives as long as the statement. */
-	if (free_slot) {
-		free_slot->sql = sqlite3_sql(*st);
-		free_slot->st = *st;
-		free_slot->lent = 1;
-	}
-	return 0;
+	return d->be->prepare(d, sql, st, err);
 }
 
-void dbi_finish(db *d, sqlite3_stmt *st)
+void dbi_finish(db *d, dbi_stmt *st)
 {
-	for (int i = 0; i < DBI_CACHE_SLOTS; i++) {
-		if (d->cache[i].st == st) {
-			sqlite3_reset(st);
-			sqlite3_clear_bindings(st);
-			d->cache[i].lent = 0;
-			return;
-		}
-	}
-	sqlite3_finalize(st);
+	d->be->finish(d, st);
 }
 
-void dbi_cache_clear(db *d)
+int dbi_step(dbi_stmt *st)
 {
-	for (int i = 0; i < DBI_CACHE_SLOTS; i++) {
-		sqlite3_finalize(d->cache[i].st);
-		d->cache[i].st = NULL;
-		d->cache[i].sql = NULL;
-		d->cache[i].lent = 0;
-	}
+	return st->be->step(st);
 }
 
-/* Copy a text column, or NULL for SQL NULL. */
-char *dbi_col_text(sqlite3_stmt *st, int i)
+void dbi_reset(dbi_stmt *st)
 {
-	const unsigned char *t = sqlite3_column_text(st, i);
-	return t ? xstrdup((const char *)t) : NULL;
+	st->be->reset(st);
 }
 
-void dbi_bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-/* Run a prepared statement that returns no rows, then finish it. */
-int dbi_step_done(db *d, sqlite3_stmt *st, db_error *err, const char *what)
+int dbi_step_done(db *d, dbi_stmt *st, db_error *err, const char *what)
 {
 	int r = 0;
 
-	if (sqlite3_step(st) != SQLITE_DONE)
+	if (dbi_step(st) != DBI_DONE)
 		r = dbi_sql_fail(d, err, what);
 	dbi_finish(d, st);
 	return r;
+}
+
+long long dbi_changes(db *d)
+{
+	return d->be->changes(d);
+}
+
+void dbi_bind_int(dbi_stmt *st, int i, int v)
+{
+	st->be->bind_int64(st, i, v);
+}
+
+void dbi_bind_int64(dbi_stmt *st, int i, long long v)
+{
+	st->be->bind_int64(st, i, v);
+}
+
+void dbi_bind_text(dbi_stmt *st, int i, const char *s)
+{
+	if (s)
+		st->be->bind_text(st, i, s);
+	else
+		st->be->bind_null(st, i);
+}
+
+void dbi_bind_blob(dbi_stmt *st, int i, const void *p, size_t n)
+{
+	st->be->bind_blob(st, i, p, n);
+}
+
+void dbi_bind_null(dbi_stmt *st, int i)
+{
+	st->be->bind_null(st, i);
+}
+
+int dbi_col_int(dbi_stmt *st, int i)
+{
+	return (int)st->be->col_int64(st, i);
+}
+
+long long dbi_col_int64(dbi_stmt *st, int i)
+{
+	return st->be->col_int64(st, i);
+}
+
+double dbi_col_double(dbi_stmt *st, int i)
+{
+	return st->be->col_double(st, i);
+}
+
+const char *dbi_col_text(dbi_stmt *st, int i)
+{
+	return st->be->col_text(st, i);
+}
+
+char *dbi_col_dup(dbi_stmt *st, int i)
+{
+	const char *t = st->be->col_text(st, i);
+	return t ? xstrdup(t) : NULL;
+}
+
+const void *dbi_col_blob(dbi_stmt *st, int i)
+{
+	return st->be->col_blob(st, i);
+}
+
+size_t dbi_col_bytes(dbi_stmt *st, int i)
+{
+	return st->be->col_bytes(st, i);
+}
+
+int dbi_col_is_null(dbi_stmt *st, int i)
+{
+	return st->be->col_is_null(st, i);
 }

@@ -8,37 +8,37 @@
 
 int db_vacation_add(db *d, const char *player, long long start, long long end, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, "INSERT INTO vacations (player, start_at, end_at) VALUES (?1, ?2, ?3)", &st, err);
 
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, player);
-	sqlite3_bind_int64(st, 2, start);
-	sqlite3_bind_int64(st, 3, end);
+	dbi_bind_int64(st, 2, start);
+	dbi_bind_int64(st, 3, end);
 	return dbi_step_done(d, st, err, "store a vacation");
 }
 
 int db_vacations_list(db *d, const char *player, long long since, db_vacation *out, int max, int *n,
 		      db_error *err)
 {
-	sqlite3_stmt *st;
-	int r, rc = SQLITE_DONE;
+	dbi_stmt *st;
+	int r, rc = DBI_DONE;
 
 	*n = 0;
 	if ((r = dbi_prepare(d, "SELECT id, start_at, end_at FROM vacations WHERE player = ?1 AND end_at > ?2 "
 			     "ORDER BY start_at LIMIT ?3", &st, err)))
 		return r;
 	dbi_bind_text(st, 1, player);
-	sqlite3_bind_int64(st, 2, since);
-	sqlite3_bind_int(st, 3, max);
-	while (*n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		out[*n].id = sqlite3_column_int64(st, 0);
-		out[*n].start_at = sqlite3_column_int64(st, 1);
-		out[*n].end_at = sqlite3_column_int64(st, 2);
+	dbi_bind_int64(st, 2, since);
+	dbi_bind_int(st, 3, max);
+	while (*n < max && (rc = dbi_step(st)) == DBI_ROW) {
+		out[*n].id = dbi_col_int64(st, 0);
+		out[*n].start_at = dbi_col_int64(st, 1);
+		out[*n].end_at = dbi_col_int64(st, 2);
 		(*n)++;
 	}
-	if (*n < max && rc != SQLITE_DONE)
+	if (*n < max && rc != DBI_DONE)
 		r = dbi_sql_fail(d, err, "list vacations");
 	dbi_finish(d, st);
 	return r;
@@ -46,21 +46,21 @@ int db_vacations_list(db *d, const char *player, long long since, db_vacation *o
 
 int db_vacation_set_end(db *d, long long id, long long end, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	int r = dbi_prepare(d, end ? "UPDATE vacations SET end_at = ?2 WHERE id = ?1" : "DELETE FROM vacations WHERE id = ?1",
 			    &st, err);
 
 	if (r)
 		return r;
-	sqlite3_bind_int64(st, 1, id);
+	dbi_bind_int64(st, 1, id);
 	if (end)
-		sqlite3_bind_int64(st, 2, end);
+		dbi_bind_int64(st, 2, end);
 	return dbi_step_done(d, st, err, "end a vacation");
 }
 
 int db_vacations_pause(db *d, long long now, int *count, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	/*
 	 * A running clock stands still from the vacation's start (or its own, if later) to its end:
 	 * its deadline and start move on by that. SET reads the row as it was, so running_since
@@ -81,15 +81,15 @@ int db_vacations_pause(db *d, long long now, int *count, db_error *err)
 	*count = 0;
 	if (r)
 		return r;
-	sqlite3_bind_int64(st, 1, now);
+	dbi_bind_int64(st, 1, now);
 	if ((r = dbi_step_done(d, st, err, "stop the clocks of vacations")) == 0)
-		*count = sqlite3_changes(d->conn);
+		*count = dbi_changes(d);
 	return r;
 }
 
 int db_vacation_unpause(db *d, const char *player, long long now, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	/* The clocks run again from now: what the vacation had added beyond now is taken back. */
 	int r = dbi_prepare(d, "UPDATE seat_clocks SET deadline = deadline - (paused_until - ?2), "
 			    "running_since = running_since - (paused_until - ?2), paused_until = NULL "
@@ -99,13 +99,13 @@ int db_vacation_unpause(db *d, const char *player, long long now, db_error *err)
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, player);
-	sqlite3_bind_int64(st, 2, now);
+	dbi_bind_int64(st, 2, now);
 	return dbi_step_done(d, st, err, "restart the clocks after a vacation");
 }
 
 int db_vacations_outage(db *d, long long last, long long now, db_error *err)
 {
-	sqlite3_stmt *st;
+	dbi_stmt *st;
 	/* The part of the outage before a vacation's end was not charged anyway: the vacation had moved the deadline. */
 	int r = dbi_prepare(d, "UPDATE seat_clocks SET deadline = deadline - min(?2 - ?1, paused_until - ?1), "
 			    "running_since = running_since - min(?2 - ?1, paused_until - ?1) "
@@ -113,7 +113,7 @@ int db_vacations_outage(db *d, long long last, long long now, db_error *err)
 
 	if (r)
 		return r;
-	sqlite3_bind_int64(st, 1, last);
-	sqlite3_bind_int64(st, 2, now);
+	dbi_bind_int64(st, 1, last);
+	dbi_bind_int64(st, 2, now);
 	return dbi_step_done(d, st, err, "take back an outage's time within vacations");
 }

@@ -6,7 +6,10 @@ Reads every #include "..." in common/, rules/, db/ and service/, and fails when
     README's table of layers: change both together),
   - an include names no file of the project (a quoted include is always ours),
   - the files' include graph has a circle (a.h -> b.h -> a.h, or through .c files),
-  - a file does not open with a one-line comment saying what it is.
+  - a file does not open with a one-line comment saying what it is,
+  - a storage backend's library header (sqlite3.h) is included outside its folder (db/sqlite/),
+    or a backend's own header outside that backend: the query files of db/ reach a backend
+    only through the statement API of db_internal.h.
 Run: python3 tests/repo/include_layers.py [SOURCE_ROOT]
 """
 import os
@@ -39,6 +42,10 @@ GENERATED = {'migrations.h': 'db', 'templates.h': 'service/pages'}
 # Where an unqualified include is looked for after the including file's own folder: the
 # libraries' include directories. Service files name their headers by folder ("core/app.h").
 LIBRARY_DIRS = ['common', 'rules', 'db']
+
+# The system headers only one folder may include: the storage backends' libraries.
+BACKEND_HEADERS = {'sqlite3.h': 'db/sqlite'}
+SYSTEM_INCLUDE = re.compile(r'^\s*#\s*include\s+<([^>]+)>', re.M)
 
 TOP_COMMENT = re.compile(r'^/\* [a-z_0-9]+\.[ch] - \S')
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -111,6 +118,10 @@ def check(root):
         if here not in ALLOWED:
             problems.append(f'{rel}: folder {here} is not in the table of layers')
             continue
+        for name in SYSTEM_INCLUDE.findall(text):
+            owner = BACKEND_HEADERS.get(name)
+            if owner and os.path.dirname(rel) != owner:
+                problems.append(f'{rel}: includes <{name}>, which only {owner}/ may use')
         # The unit of the graph is the module: foo.c and foo.h are one node.
         node = os.path.splitext(rel)[0]
         graph.setdefault(node, set())
@@ -123,6 +134,9 @@ def check(root):
                     problems.append(f'{rel}: includes "{name}", which is no file of the project')
                     continue
                 there = folder_of(target)
+            backend = os.path.dirname(target) if target else ''
+            if backend in BACKEND_HEADERS.values() and os.path.dirname(rel) != backend:
+                problems.append(f'{rel}: includes "{name}" of the backend {backend}, which only it may use')
             if there != here and there not in ALLOWED[here]:
                 problems.append(f'{rel}: includes "{name}" of {there}, which {here} may not use')
             if here.startswith('service/') and target and target.startswith('service/') and '/' not in name:

@@ -1,4 +1,4 @@
-/* test_db.c - storage: migrations, games, seats, moves, actions, settings, backups, client seeds, mail secrets, lists. */
+/* test_db.c - storage: the statement API over the backend, migrations, games, seats, moves, actions, settings, backups, client seeds, mail secrets, lists. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +14,7 @@
 
 #include "core/token.h"
 #include "db.h"
+#include "db_internal.h"
 #include "migrations.h"
 
 static char path[64];
@@ -57,6 +58,65 @@ static void sample_game(db_game *g, const char *id)
 	g->nseats = 2;
 	g->seats[0] = (db_seat){0, "Ann", "ann@example.org", NULL, 0};
 	g->seats[1] = (db_seat){1, "Ben", NULL, NULL, 0};
+}
+
+/* What the query files rely on from any backend: typed parameters and columns, NULLs, blobs,
+ * two borrowers of one SQL at once, a unique key's conflict reported as such, and changes. */
+static void statement_api_keeps_its_contract(void **state)
+{
+	db *d;
+	db_error e;
+	dbi_stmt *a, *b;
+	const unsigned char blob[3] = {0, 0xff, 7};
+	(void)state;
+
+	assert_int_equal(db_open(path, &d, &e), 0);
+	const char *sql = "SELECT ?1, ?2, ?3, ?4, ?5, ?1 * 2";
+	assert_int_equal(dbi_prepare(d, sql, &a, &e), 0);
+	assert_int_equal(dbi_prepare(d, sql, &b, &e), 0);
+	assert_ptr_not_equal(a, b);
+	dbi_bind_int64(a, 1, 5000000000LL);
+	dbi_bind_text(a, 2, "text");
+	dbi_bind_text(a, 3, NULL);
+	dbi_bind_blob(a, 4, blob, sizeof blob);
+	dbi_bind_int(a, 5, -3);
+	dbi_bind_int(b, 1, 1);
+	assert_int_equal(dbi_step(a), DBI_ROW);
+	assert_int_equal(dbi_step(b), DBI_ROW);
+	assert_true(dbi_col_int64(a, 0) == 5000000000LL);
+	assert_string_equal(dbi_col_text(a, 1), "text");
+	assert_true(dbi_col_is_null(a, 2));
+	assert_null(dbi_col_text(a, 2));
+	assert_null(dbi_col_dup(a, 2));
+	assert_int_equal(dbi_col_bytes(a, 3), sizeof blob);
+	assert_memory_equal(dbi_col_blob(a, 3), blob, sizeof blob);
+	assert_int_equal(dbi_col_int(a, 4), -3);
+	assert_true(dbi_col_double(a, 5) == 1e10);
+	assert_int_equal(dbi_col_int(b, 5), 2);
+	assert_true(dbi_col_is_null(b, 1));
+	assert_int_equal(dbi_step(a), DBI_DONE);
+	dbi_finish(d, a);
+	dbi_finish(d, b);
+
+	/* A statement given back is lent again clean: no row left, no parameter kept. */
+	assert_int_equal(dbi_prepare(d, sql, &a, &e), 0);
+	assert_int_equal(dbi_step(a), DBI_ROW);
+	assert_true(dbi_col_is_null(a, 0));
+	dbi_finish(d, a);
+
+	assert_int_equal(dbi_prepare(d, "INSERT INTO settings (key, value) VALUES (?1, ?2)", &a, &e), 0);
+	dbi_bind_text(a, 1, "k");
+	dbi_bind_blob(a, 2, blob, sizeof blob);
+	assert_int_equal(dbi_step_done(d, a, &e, "first"), 0);
+	assert_int_equal(dbi_changes(d), 1);
+	assert_int_equal(dbi_prepare(d, "INSERT INTO settings (key, value) VALUES (?1, ?2)", &a, &e), 0);
+	dbi_bind_text(a, 1, "k");
+	dbi_bind_blob(a, 2, blob, sizeof blob);
+	assert_int_equal(dbi_step(a), DBI_ERROR);
+	assert_int_equal(dbi_sql_fail(d, &e, "second"), DB_E_CONFLICT);
+	assert_int_equal(e.code, DB_E_CONFLICT);
+	dbi_finish(d, a);
+	db_close(d);
 }
 
 static void migrates_and_sets_wal(void **state)
@@ -764,6 +824,7 @@ static void lists_newest_first_by_status_and_variant(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(statement_api_keeps_its_contract, setup, teardown),
 		cmocka_unit_test_setup_teardown(migrates_and_sets_wal, setup, teardown),
 		cmocka_unit_test_setup_teardown(refuses_newer_database, setup, teardown),
 		cmocka_unit_test_setup_teardown(game_round_trip, setup, teardown),

@@ -5,7 +5,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <pthread.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,14 +85,14 @@ static void job_run(void *arg)
 	case BREAK:
 		/* What SQLite does on a full disk or an I/O error: the transaction is gone. */
 		if (j->runs == 1) {
-			sqlite3_exec(d->conn, "ROLLBACK", NULL, NULL, NULL);
+			dbi_exec(d, "ROLLBACK", NULL);
 			return;
 		}
 		break;
 	case BAD_COMMIT:
-		if (sqlite3_exec(d->conn, "PRAGMA defer_foreign_keys = ON; "
-				 "INSERT INTO game_clocks (game_id, type, base_s) VALUES ('no-such-game', 'bank', 60)",
-				 NULL, NULL, NULL) != SQLITE_OK)
+		if (dbi_exec(d, "PRAGMA defer_foreign_keys = ON; "
+			     "INSERT INTO game_clocks (game_id, type, base_s) VALUES ('no-such-game', 'bank', 60)",
+			     NULL))
 			j->fault = 1;
 		break;
 	case KEEP:

@@ -1,11 +1,9 @@
-/* db_backup.c - an online copy of the database into a new private file that nothing else can be made to overwrite or lose. */
-#include "db.h"
-#include "db_internal.h"
+/* sqlite_backup.c - an online copy of the database into a new private file that nothing else can be made to overwrite or lose. */
+#include "sqlite_db.h"
 #include "xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -67,7 +65,7 @@ static int copy_into(db *d, const char *path, db_error *err)
 		r = dbi_fail(err, DB_E_IO, "cannot open %s: %s", path, out ? sqlite3_errmsg(out) : "out of memory");
 		goto done;
 	}
-	b = sqlite3_backup_init(out, "main", d->conn, "main");
+	b = sqlite3_backup_init(out, "main", sqlite_of(d)->conn, "main");
 	if (!b) {
 		r = dbi_fail(err, DB_E_IO, "cannot start the backup: %s", sqlite3_errmsg(out));
 		goto done;
@@ -87,7 +85,7 @@ done:
 	return r;
 }
 
-int db_backup(db *d, const char *dest, db_error *err)
+int sqlite_backup(db *d, const char *dest, db_error *err)
 {
 	struct backup_place p = {.dirfd = -1};
 	int made_dir = 0, made_file = 0, r, fd;

@@ -1,6 +1,5 @@
-/* db_changes.c - which games a connection's writes touched, for whoever follows them live. */
-#include "db.h"
-#include "db_internal.h"
+/* sqlite_changes.c - which games a connection's writes touched, for whoever follows them live: SQLite's update hook. */
+#include "sqlite_db.h"
 #include "xalloc.h"
 
 #include <string.h>
@@ -14,7 +13,7 @@
  */
 static void on_update(void *arg, int op, const char *dbname, const char *table, sqlite3_int64 rowid)
 {
-	db *d = arg;
+	struct sqlite_db *d = arg;
 	(void)op;
 	(void)dbname;
 
@@ -37,37 +36,40 @@ static void on_update(void *arg, int op, const char *dbname, const char *table, 
  */
 static int on_commit(void *arg)
 {
-	db *d = arg;
+	struct sqlite_db *d = arg;
 
 	if (d->nchanged && d->committing)
 		d->committing(d->committing_ctx);
 	return 0;   /* 0: the commit goes on */
 }
 
-void db_watch_changes(db *d, db_committing_fn committing, void *ctx)
+void sqlite_watch_changes(db *d, db_committing_fn committing, void *ctx)
 {
-	d->committing = committing;
-	d->committing_ctx = ctx;
-	sqlite3_update_hook(d->conn, on_update, d);
-	sqlite3_commit_hook(d->conn, on_commit, d);
+	struct sqlite_db *s = sqlite_of(d);
+
+	s->committing = committing;
+	s->committing_ctx = ctx;
+	sqlite3_update_hook(s->conn, on_update, s);
+	sqlite3_commit_hook(s->conn, on_commit, s);
 }
 
-int db_changed_games(db *d, db_changed_fn fn, void *ctx, db_error *err)
+int sqlite_changed_games(db *d, db_changed_fn fn, void *ctx, db_error *err)
 {
-	sqlite3_stmt *st;
+	struct sqlite_db *s = sqlite_of(d);
+	dbi_stmt *st;
 	int r = 0;
 
-	if (d->nchanged == 0)
+	if (s->nchanged == 0)
 		return 0;
 	r = dbi_prepare(d, "SELECT id, version FROM games WHERE rowid = ?1", &st, err);
-	for (size_t i = 0; !r && i < d->nchanged; i++) {
-		sqlite3_bind_int64(st, 1, d->changed[i]);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			fn(ctx, (const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1));
-		sqlite3_reset(st);
+	for (size_t i = 0; !r && i < s->nchanged; i++) {
+		dbi_bind_int64(st, 1, s->changed[i]);
+		if (dbi_step(st) == DBI_ROW)
+			fn(ctx, dbi_col_text(st, 0), dbi_col_int64(st, 1));
+		dbi_reset(st);
 	}
 	if (!r)
 		dbi_finish(d, st);
-	d->nchanged = 0;
+	s->nchanged = 0;
 	return r;
 }
