@@ -7,6 +7,7 @@
 #include "game/board_look.h"
 #include "game/game.h"
 #include "game/view.h"
+#include "game/view_cache.h"
 #include "game/view_served.h"
 #include "xalloc.h"
 #include "core/text.h"
@@ -242,6 +243,27 @@ static void seat_list(const rules_game *rules, char *out, size_t size)
 		n += (size_t)snprintf(out + n, size - n, "%s%s", i ? ", " : "", rules->seat_names[i]);
 }
 
+/*
+ * The image of the game as it stands is kept in the view cache beside the
+ * game's views, keyed by the version like them, under a viewer of its own
+ * per side (views use -1 and the seats): it is the one image everybody
+ * asks for, and drawing it costs as much as a page. An earlier ply's image
+ * never changes, and its answer may be kept by browsers and proxies.
+ */
+static int image_viewer(int side)
+{
+	return -2 - side;
+}
+
+/* What a reader read is committed, so its image may be kept for others. */
+static void keep_image(app *a, const game_loaded *g, int side, const char *svg)
+{
+	view_cache_meta meta = {.rules = g->rules};
+
+	if (a->views && app_reading())
+		view_cache_put(a->views, g->rec->id, g->rec->version, image_viewer(side), svg, strlen(svg), &meta);
+}
+
 void page_board_svg(http_request *req, http_response *res)
 {
 	static const char *const known[] = {"ply", "seat", NULL};
@@ -281,6 +303,13 @@ void page_board_svg(http_request *req, http_response *res)
 		game_loaded_free(&g);
 		return http_reply_not_modified(res);
 	}
+	char *svg = NULL;
+	size_t len;
+	view_cache_meta meta;
+	if (!earlier && view_cache_get(req->app->views, g.rec->id, g.rec->version, image_viewer(side), &svg, &len, &meta)) {
+		game_loaded_free(&g);
+		return http_reply(res, 200, "image/svg+xml; charset=utf-8", svg, len);
+	}
 	json_t *places = NULL;
 	game_loaded at = g;
 	if (earlier && stored_position(req->app, &g, ply, &at.pos, &places, &err)) {
@@ -289,10 +318,12 @@ void page_board_svg(http_request *req, http_response *res)
 	}
 	if (!earlier)
 		places = current_places(req->app, &g);
-	char *svg = board_image_svg(&at, side, ply, places);
+	svg = board_image_svg(&at, side, ply, places);
 	json_decref(places);
 	if (earlier)
 		g.rules->free_position(at.pos);
+	else
+		keep_image(req->app, &g, side, svg);
 	game_loaded_free(&g);
 	http_reply(res, 200, "image/svg+xml; charset=utf-8", svg, strlen(svg));
 }

@@ -340,8 +340,12 @@ class Caching(BoardImageCase):
         old_tag = old.header("ETag")
         self.assertRegex(old.header("Cache-Control"), r"^public, max-age=\d+$")
         self.assertNotEqual(old_tag, tag)
-        # Another side is another image.
-        self.assertNotIn(self.svg(gid, "?seat=North").header("ETag"), (tag, old_tag))
+        # Another side is another image, kept apart from the first (both are kept by version).
+        north = self.svg(gid, "?seat=North")
+        self.assertNotIn(north.header("ETag"), (tag, old_tag))
+        self.assertNotEqual(north.body, r.body)
+        self.assertEqual(self.svg(gid).body, r.body)
+        self.assertEqual(self.svg(gid, "?seat=North").body, north.body)
         self.assertEqual(d.move(gid, tokens["South"], nchess.OPENING[2], 2).status, 201)
         # The game moved: its image now is another; ply 1's is the same, and still held.
         moved = d.get(f"/games/{gid}/board.svg", headers={"If-None-Match": tag})
