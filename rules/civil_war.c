@@ -1931,7 +1931,8 @@ static int cw3_deserialize(const char *text, rules_position **out, rules_error *
 
 /*
  * As drawn for South: rank 15 at the top, file a on the left. A cell holds the piece letter, its
- * army as owner and its army's facing; kinds are "fortress", "capital" and "lane" (rank 8 and
+ * army's seat as owner (for an army of no player: its controller's seat, or none and neutral) and
+ * its army's facing; kinds are "fortress", "capital" and "lane" (rank 8 and
  * file h); walls are drawn on both cells of every wall segment, never on a gate.
  */
 static void cw_view(const rules_position *pos, rules_view *out)
@@ -1976,7 +1977,9 @@ static void cw_view(const rules_position *pos, rules_view *out)
 			if (!c->type)
 				continue;
 			cell->piece[0] = (char)c->type;
-			cell->owner = (signed char)seat_of_army(pos, c->army);
+			/* An army of no player is drawn as its controller's, or neutral. */
+			cell->owner = (signed char)seat_of_army(pos, is_player(pos, c->army) ? c->army
+								 : pos->ctrl[c->army]);
 			cell->neutral = cell->owner < 0;
 			cell->facing = (signed char)facing_of(c->army);
 		}

@@ -1,6 +1,7 @@
 /* test_rules_civil_war.c - the Civil War rules against docs/rules/civil-war.md: scenarios CW1-CW31,
  * the attack table with scripted dice and with the server's dice recipe, notation, position text,
- * view, round trips and random games. */
+ * view, round trips and random games; the variants for two and for three players (CW2-1 to
+ * CW3-5). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,7 +17,12 @@
 #include "rules_check.h"
 
 extern const rules_game rules_civil_war;
-static const rules_game *const G = &rules_civil_war;
+extern const rules_game rules_civil_war_2;
+extern const rules_game rules_civil_war_3;
+
+/* The game under test: the four-player game, or a variant while its tests run (variant_setup). */
+static const rules_game *G = &rules_civil_war;
+static const char *tag = "cw1:";        /* its position texts' prefix */
 
 enum { SOUTH = 0, WEST = 1, NORTH = 2, EAST = 3 };
 
@@ -66,7 +72,7 @@ static void place(grid_t g, const char *pieces)
 static char *grid_text(grid_t g, const char *tail)
 {
 	static char text[1024];
-	size_t n = (size_t)snprintf(text, sizeof text, "cw1:");
+	size_t n = (size_t)snprintf(text, sizeof text, "%s", tag);
 
 	for (int r = 0; r < 15; r++) {
 		for (int f = 0; f < 15; f++)
@@ -140,9 +146,10 @@ static int seat_of_letter(char ch)
 	return ch && p ? (int)(p - "SWNE") : -1;
 }
 
-/* The player who moves the army whose slot it is, or -1 once over. */
+/* The seat of the player who moves the army whose slot it is, or -1 once over. */
 static int actor(const rules_position *pos)
 {
+	static const char *const names[] = { "South", "West", "North", "East" };
 	char *s = G->serialize(pos), *p = s;
 	int slot, who = -1;
 
@@ -152,7 +159,7 @@ static int actor(const rules_position *pos)
 	if (slot >= 0)
 		who = seat_of_letter(p[2 + slot]);
 	free(s);
-	return who;
+	return who < 0 ? -1 : rules_seat_index(G, names[who]);
 }
 
 static int slot_of(const rules_position *pos)
@@ -2443,6 +2450,359 @@ static void test_gesture_random_games(void **state)
 	assert_true(g_decl > 1000);
 }
 
+/* ---- the variants for two and for three players (docs/rules/civil-war.md, Civil War for two and
+ * for three) ---- */
+
+static int variant_use(const rules_game *g, const char *t)
+{
+	G = g;
+	tag = t;
+	check_use(&(rules_check){ .game = G, .actor = actor });
+	return 0;
+}
+
+static int two_setup(void **state)
+{
+	(void)state;
+	return variant_use(&rules_civil_war_2, "cw2p1:");
+}
+
+static int three_setup(void **state)
+{
+	(void)state;
+	return variant_use(&rules_civil_war_3, "cw3p1:");
+}
+
+static int four_again(void **state)
+{
+	(void)state;
+	return variant_use(&rules_civil_war, "cw1:");
+}
+
+#define variant_test(f, setup) cmocka_unit_test_setup_teardown(f, setup, four_again)
+
+/* The letter of a neutral piece on a square as drawn, 0 when there is none there. */
+static char neutral_at(const rules_position *pos, const char *square)
+{
+	rules_view v;
+	int r, f;
+
+	square_of(square, &r, &f);
+	G->view(pos, &v);
+	const rules_cell *c = &v.cell[14 - r][f];
+	if (!c->piece[0] || !c->neutral)
+		return 0;
+	assert_int_equal(c->owner, -1);
+	return c->piece[0];
+}
+
+/* The board part of a position text, after its prefix. */
+static const char *board_part(const char *text, char *buf, size_t size)
+{
+	const char *p = strchr(text, ':') + 1;
+
+	snprintf(buf, size, "%.*s", (int)(strlen(p) - strlen(strstr(p, ":"))), p);
+	return buf;
+}
+
+static void test_cw2_1_two_player_start(void **state)
+{
+	rules_position *pos = start_pos();
+	rules_view v;
+	int pieces = 0;
+	(void)state;
+
+	expect_state(pos, "S:S-N-:----:-,-,-,-:0:-");
+	assert_int_equal(G->turn(pos), 1u << 0);
+	assert_int_equal(count_moves(pos, 0), 52);
+	assert_int_equal(count_moves(pos, 1), 0);
+	assert_null(G->anytime_moves);
+	/* South and North at their start squares; the West and East quadrants empty. */
+	G->view(pos, &v);
+	for (int r = 0; r < 15; r++)
+		for (int f = 0; f < 15; f++)
+			if (v.cell[r][f].piece[0]) {
+				pieces++;
+				assert_true(v.cell[r][f].owner == 0 || v.cell[r][f].owner == 1);
+				assert_int_equal(v.cell[r][f].neutral, 0);
+				assert_true(f < 7 ? r > 7 : r < 7 ? f > 7 : 0);  /* never West's or East's quadrant */
+			}
+	assert_int_equal(pieces, 30);
+	expect_reject(pos, 0, "S: ally North", RULES_E_PARSE, "a declaration stands alone");
+	expect_reject(pos, 0, "ally North", RULES_E_ILLEGAL, "Civil War for two has no alliances");
+	expect_reject(pos, 0, "Pa4-a5; ally North", RULES_E_ILLEGAL, "no alliances");
+	expect_reject(pos, 0, "W: Pd9-e9", RULES_E_TURN, "it is South's army's slot, not West's");
+	play_roll(pos, "Pa4-a5", "S: Pa4-a5", 0, "");
+	expect_state(pos, "N:S-N-:----:-,-,-,-:0:-");
+	assert_int_equal(G->turn(pos), 1u << 1);
+	expect_reject(pos, 1, "break South", RULES_E_ILLEGAL, "no alliances");
+	play_roll(pos, "Pi12-i11", "N: Pi12-i11", 0, "");
+	assert_int_equal(G->turn(pos), 1u << 0);
+	G->free_position(pos);
+}
+
+#define CW2_TAIL "S:S-N-:----:-,-,-,-:0:-"
+
+static void test_cw2_2_win_in_capital(void **state)
+{
+	const char *pieces = "sK h8, sQ n13, nK n14, nP a12";
+	rules_position *pos = setup_k(pieces, "", CW2_TAIL);
+	rules_result res;
+	(void)state;
+
+	assert_true(is_listed(pos, 0, "S: Qn13xn14"));
+	/* Queen 8 against King 10: 1 fails, 2-3 draw, 4-12 succeed; the game goes on unless it
+	 * succeeds. */
+	play_roll(pos, "Qn13xn14", "S: Qn13xn14", 1, "roll 1 on d12, needs 4+: failure, attacker removed");
+	G->result(pos, &res);
+	assert_int_equal(res.over, 0);
+	assert_int_equal(G->turn(pos), 1u << 1);
+	G->free_position(pos);
+	pos = setup_k(pieces, "", CW2_TAIL);
+	play_roll(pos, "Qn13xn14", "S: Qn13xn14", 3, "roll 3 on d12, needs 4+: draw, back to n13");
+	assert_string_equal(at(pos, "n13"), "sQ");
+	expect_state(pos, "N:S-N-:----:-,-,-,-:0:-");
+	G->free_position(pos);
+
+	pos = setup_k(pieces, "", CW2_TAIL);
+	play_roll(pos, "Qn13xn14", "S: Qn13xn14", 4, NULL);
+	G->result(pos, &res);
+	assert_int_equal(res.over, 1);
+	assert_int_equal(res.rank[0], 1);
+	assert_int_equal(res.rank[1], 2);
+	assert_string_equal(res.summary, "South wins: King on the Capital (North loses)");
+	assert_int_equal(G->turn(pos), 0);
+	{
+		char *text = G->serialize(pos);
+		expect_text_round_trip(text);
+		free(text);
+	}
+	G->free_position(pos);
+}
+
+static void test_cw2_3_capture_without_capital(void **state)
+{
+	rules_position *pos = setup_k("sK b2, sQ n13, nK n14, nP a12", "", CW2_TAIL);
+	rules_result res;
+	char *text;
+	(void)state;
+
+	play_roll(pos, "Qn13xn14", "S: Qn13xn14", 12, NULL);
+	G->result(pos, &res);
+	assert_int_equal(res.over, 1);
+	assert_int_equal(res.rank[0], 1);
+	assert_int_equal(res.rank[1], 1);
+	assert_string_equal(res.summary, "Draw for South and North: no King on the Capital");
+	text = G->serialize(pos);
+	expect_text_round_trip(text);
+	free(text);
+	/* A resignation ends a game of two: the other player wins (rules.h's default). */
+	assert_null(G->resign);
+	assert_null(G->resign_result);
+	G->free_position(pos);
+}
+
+static void test_cw3_1_three_player_start(void **state)
+{
+	rules_position *pos = start_pos();
+	rules_move_list l = { 0 };
+	char *text = G->serialize(pos), b1[512], b2[512];
+	(void)state;
+
+	/* Every army at its start squares, East's neutral. */
+	assert_string_equal(board_part(text, b1, sizeof b1), board_part(START, b2, sizeof b2));
+	free(text);
+	expect_state(pos, "S:SWN-:----:-,-,-,-:0:-");
+	assert_int_equal(neutral_at(pos, "n2"), 'K');
+	assert_int_equal(neutral_at(pos, "l7"), 'P');
+	assert_int_equal(neutral_at(pos, "b2"), 0);
+	expect_reject(pos, 0, "ally East", RULES_E_ILLEGAL, "East is no player of this game");
+	expect_reject(pos, 0, "E: Kn2-n1", RULES_E_TURN, "it is South's army's slot, not East's");
+	assert_int_equal(G->anytime_moves(pos, 0, &l), 2);      /* ally West, ally North */
+	rules_move_list_free(&l);
+	/* The slots: South, West, North, South...; East's never comes. */
+	for (int round = 0; round < 2; round++) {
+		assert_int_equal(G->turn(pos), 1u << 0);
+		play_roll(pos, round ? "Pb4-b5" : "Pa4-a5", NULL, 0, "");
+		assert_int_equal(G->turn(pos), 1u << 1);
+		play_roll(pos, round ? "Pd14-e14" : "Pd15-e15", NULL, 0, "");
+		assert_int_equal(G->turn(pos), 1u << 2);
+		play_roll(pos, round ? "Pj12-j11" : "Pi12-i11", NULL, 0, "");
+	}
+	assert_int_equal(G->turn(pos), 1u << 0);
+	assert_int_equal(neutral_at(pos, "l7"), 'P');
+	G->free_position(pos);
+}
+
+#define CW3_TAIL "S:SWN-:----:-,-,-,-:0:-"
+
+static void test_cw3_2_attacking_neutral_piece(void **state)
+{
+	rules_position *pos = setup_k("sR l6, eP l7, eQ n3", "swne", CW3_TAIL);
+	(void)state;
+
+	/* Prince 6 against Pawn 1: a sure success, no roll. */
+	assert_true(is_listed(pos, 0, "S: Rl6xl7"));
+	play_roll(pos, "Rl6xl7", "S: Rl6xl7", 0, "no roll: success");
+	assert_string_equal(at(pos, "l7"), "sR");
+	assert_int_equal(neutral_at(pos, "n3"), 'Q');
+	expect_state(pos, "W:SWN-:----:-,-,-,-:0:-");
+	G->free_position(pos);
+
+	/* Equal values: the die decides as between players. */
+	pos = setup_k("sP l6, eP l7", "swne", CW3_TAIL);
+	play_roll(pos, "Pl6xl7", "S: Pl6xl7", 5, "roll 5 on d12, needs 9+: draw, back to l6");
+	assert_int_equal(neutral_at(pos, "l7"), 'P');
+	G->free_position(pos);
+}
+
+/* CW3-3's game up to East's slot, after South took the neutral King. */
+static rules_position *gained_east(void)
+{
+	rules_position *pos = setup_k("sQ o2, sP a4, eP l7, eQ n3", "swne", CW3_TAIL);
+
+	play_roll(pos, "Qo2xn2", "S: Qo2xn2", 12,
+		  "roll 12 on d12, needs 4+: success; King lost: East's army passes to South");
+	expect_state(pos, "W:SWNS:----:-,-,-,-:0:-");
+	assert_int_equal(G->turn(pos), 1u << 1);
+	play_roll(pos, "Kb14-c14", "W: Kb14-c14", 0, "");
+	assert_int_equal(G->turn(pos), 1u << 2);
+	play_roll(pos, "Kn14-n15", "N: Kn14-n15", 0, "");
+	expect_state(pos, "E:SWNS:----:-,-,-,-:0:-");
+	return pos;
+}
+
+static void test_cw3_3_gaining_new_set(void **state)
+{
+	rules_position *pos = gained_east();
+	(void)state;
+
+	assert_int_equal(neutral_at(pos, "l7"), 0);
+	assert_string_equal(at(pos, "l7"), "sP");       /* drawn as South's now... */
+	assert_int_equal(G->turn(pos), 1u << 0);        /* ...and moved by South */
+	expect_reject(pos, 1, "E: Pl7-k7", RULES_E_TURN, "East's army is to act, moved by South");
+	expect_reject(pos, 2, "E: Pl7-k7", RULES_E_TURN, "East's army is to act, moved by South");
+	expect_illegal(pos, "E: Qn3xn2", "n2 holds a piece of South's army, which you control");
+	play_roll_by(pos, 0, "E: Pl7-k7", "E: Pl7-k7", 0, "");
+	/* South's own slot follows: two actions a round. */
+	expect_state(pos, "S:SWNS:----:-,-,-,-:0:-");
+	assert_int_equal(G->turn(pos), 1u << 0);
+	G->free_position(pos);
+}
+
+static void test_cw3_4_control_lapses(void **state)
+{
+	rules_position *pos = gained_east();
+	rules_outcome oc = { "", 0, 0 };
+	rules_error err;
+	(void)state;
+
+	play_roll_by(pos, 0, "E: Pl7-k7", "E: Pl7-k7", 0, "");
+	assert_int_equal(G->resign(pos, 0, &oc, &err), 0);
+	assert_string_equal(oc.note, "South resigns; South is out; East's army is neutral again");
+	expect_state(pos, "W:SWN-:----:-,-,-,-:0:-");
+	assert_string_equal(at(pos, "n2"), "");
+	assert_int_equal(neutral_at(pos, "k7"), 'P');
+	assert_int_equal(neutral_at(pos, "n3"), 'Q');
+	assert_int_equal(G->in_play(pos), 6u);
+	play_roll(pos, "Kc14-b14", "W: Kc14-b14", 0, "");
+	play_roll(pos, "Kn15-n14", "N: Kn15-n14", 0, "");
+	assert_int_equal(G->turn(pos), 1u << 1);        /* East's slot skipped again */
+	G->free_position(pos);
+
+	/* Resigning on East's slot: it is skipped at once. */
+	pos = gained_east();
+	oc.note[0] = 0;
+	assert_int_equal(G->resign(pos, 0, &oc, &err), 0);
+	expect_state(pos, "W:SWN-:----:-,-,-,-:0:-");
+	assert_int_equal(neutral_at(pos, "l7"), 'P');
+	G->free_position(pos);
+}
+
+/* 6.7 item 4: the East army passes with its controller's armies when the controller's King is lost. */
+static void test_cw3_4_control_passes_with_lost_king(void **state)
+{
+	rules_position *pos = setup_k("sK b2, sP a4, wQ c2, eP l7", "wn", "W:SWNS:----:-,-,-,-:0:-");
+	(void)state;
+
+	play_roll(pos, "Qc2xb2", "W: Qc2xb2", 12,
+		  "roll 12 on d12, needs 4+: success; King lost: South's army passes to West; East's army passes to West");
+	expect_state(pos, "N:WWNW:----:-,-,-,-:0:-");
+	play_roll(pos, "Kn14-n15", "N: Kn14-n15", 0, "");
+	assert_int_equal(G->turn(pos), 1u << 1);        /* East's slot, moved by West */
+	play_roll_by(pos, 1, "E: Pl7-k7", "E: Pl7-k7", 0, "");
+	G->free_position(pos);
+}
+
+static void test_cw3_5_results(void **state)
+{
+	rules_position *pos = setup_k("sK h8, sQ n13, nK n14, nP a12, wP d12, eK n2, eP l7", "",
+				      "S:SSN-:----:-,-,-,-:0:-");
+	rules_result res;
+	(void)state;
+
+	G->result(pos, &res);
+	assert_int_equal(res.over, 0);          /* the neutral King is nobody's: H is South and North */
+	play_roll(pos, "Qn13xn14", "S: Qn13xn14", 12, NULL);
+	G->result(pos, &res);
+	assert_int_equal(res.over, 1);
+	assert_int_equal(res.rank[0], 1);
+	assert_int_equal(res.rank[1], 2);
+	assert_int_equal(res.rank[2], 2);
+	assert_int_equal(res.rank[3], 0);       /* three seats: the neutral army has no place */
+	assert_string_equal(res.summary, "South wins: King on the Capital (West and North lose)");
+	assert_int_equal(neutral_at(pos, "n2"), 'K');
+	G->free_position(pos);
+}
+
+/* The variants' position texts read back, and what cannot be is refused. */
+static void test_variant_position_texts(void **state)
+{
+	rules_position *pos;
+	char *text;
+	(void)state;
+
+	variant_use(&rules_civil_war_2, "cw2p1:");
+	pos = start_pos();
+	text = G->serialize(pos);
+	assert_memory_equal(text, "cw2p1:", 6);
+	expect_text_round_trip(text);
+	expect_corrupt(text + 2);               /* another game's prefix */
+	G->free_position(pos);
+	free(text);
+	{
+		static const char *const bad[][2] = {
+			{ "sK b2, nK n14, wP d12", CW2_TAIL },                  /* a West piece */
+			{ "sK b2, nK n14", "S:SWNE:----:-,-,-,-:0:-" },         /* West and East as players */
+			{ "sK b2, nK n14", "S:S-N-:----:N,-,S,-:0:-" },         /* an alliance */
+			{ "sK b2, nK n14", "W:S-N-:----:-,-,-,-:0:-" },         /* West's slot */
+		};
+		for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+			grid_t g;
+			memset(g, 0, sizeof g);
+			place(g, bad[i][0]);
+			expect_corrupt(grid_text(g, bad[i][1]));
+		}
+	}
+	variant_use(&rules_civil_war_3, "cw3p1:");
+	{
+		static const char *const bad[] = {
+			"S:SWNE:----:-,-,-,-:0:-",     /* East moves itself */
+			"E:SWN-:----:-,-,-,-:0:-",     /* the neutral army's slot */
+			"S:SWN-:---S:-,-,-,-:0:-",     /* the neutral army bound */
+			"S:SWN-:----:E,-,-,-:0:-",     /* a declaration toward the neutral army */
+			"S:SWNS:----:-,-,-,-:0:-",     /* South controls East, whose King stands */
+		};
+		for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+			grid_t g;
+			memset(g, 0, sizeof g);
+			place(g, "sK b2, wK b14, nK n14, eK n2");
+			expect_corrupt(grid_text(g, bad[i]));
+		}
+	}
+	four_again(state);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2499,6 +2859,16 @@ int main(void)
 		start_test(test_gesture_declarations_and_pass),
 		start_test(test_anytime_declarations),
 		cmocka_unit_test(test_gesture_random_games),
+		variant_test(test_cw2_1_two_player_start, two_setup),
+		variant_test(test_cw2_2_win_in_capital, two_setup),
+		variant_test(test_cw2_3_capture_without_capital, two_setup),
+		variant_test(test_cw3_1_three_player_start, three_setup),
+		variant_test(test_cw3_2_attacking_neutral_piece, three_setup),
+		variant_test(test_cw3_3_gaining_new_set, three_setup),
+		variant_test(test_cw3_4_control_lapses, three_setup),
+		variant_test(test_cw3_4_control_passes_with_lost_king, three_setup),
+		variant_test(test_cw3_5_results, three_setup),
+		variant_test(test_variant_position_texts, four_again),
 	};
 
 	check_use(&(rules_check){ .game = G, .actor = actor });
