@@ -25,7 +25,7 @@ static const struct {
 	{"South", "#1f3f8a", "#0d2255", "#fff"}, {"North", "#8a1f2b", "#55101a", "#fff"},
 	{"East", "#1d6b3a", "#0d3d20", "#fff"}, {"West", "#6b3a8a", "#3d1f52", "#fff"},
 	{"White", "#fffdf7", "#2b2b2b", BOARD_INK}, {"Black", "#2b2622", "#000", "#fff"},
-	{"shared", "#f3d98a", "#8a5a00", BOARD_INK},
+	{"shared", "#f3d98a", "#8a5a00", BOARD_INK}, {"neutral", "#6e6a60", "#45423b", "#fff"},
 };
 
 const char *board_cell_kind(const rules_cell *cell)
@@ -55,7 +55,8 @@ board_square_paint board_square_look(const char *kind, const char *shade, int la
 
 const char *board_piece_side(const rules_game *rules, const rules_cell *cell)
 {
-	return cell->controllers ? "shared" : cell->owner >= 0 ? rules->seat_names[cell->owner] : "none";
+	return cell->controllers ? "shared" : cell->owner >= 0 ? rules->seat_names[cell->owner]
+		: cell->neutral ? "neutral" : "none";
 }
 
 board_piece_paint board_piece_look(const char *side)
@@ -86,6 +87,8 @@ char *board_piece_title(const rules_game *rules, const rules_cell *cell)
 	}
 	if (cell->owner >= 0)
 		return xasprintf("%s %s", rules->seat_names[cell->owner], cell->piece);
+	if (cell->neutral)
+		return xasprintf("neutral %s", cell->piece);
 	return xstrdup(cell->piece);
 }
 

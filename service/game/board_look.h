@@ -39,10 +39,11 @@ const char *board_cell_shade(int r, int c);
 /* The paint of a square of kind and shade (as named above); last: one of the last move's squares. */
 board_square_paint board_square_look(const char *kind, const char *shade, int last);
 
-/* The side a piece is drawn in: its owner's seat name, "shared", or "none" (no owner). */
+/* The side a piece is drawn in: its owner's seat name, "shared", "neutral" (a neutral army's), or
+ * "none" (no owner). */
 const char *board_piece_side(const rules_game *rules, const rules_cell *cell);
 
-/* The paint of a piece of side (a seat name, "shared" or "none"). */
+/* The paint of a piece of side (a seat name, "shared", "neutral" or "none"). */
 board_piece_paint board_piece_look(const char *side);
 
 /* What a piece is, for titles: "South's C" or "C shared by East and West" (malloc'd). */
