@@ -135,7 +135,7 @@ char *board_words(const rules_game *rules, const rules_view *v)
 {
 	GString *text = g_string_new(NULL);
 	unsigned shared[RULES_MAX_ROWS * RULES_MAX_COLS];
-	int nshared = 0, unowned = 0;
+	int nshared = 0, unowned = 0, neutral = 0;
 
 	for (int s = 0; s < rules->nseats; s++) {
 		size_t at = text->len;
@@ -151,6 +151,7 @@ char *board_words(const rules_game *rules, const rules_view *v)
 			const rules_cell *cell = &v->cell[r][c];
 			int seen = 0;
 			unowned |= cell->piece[0] && !cell->controllers && cell->owner < 0;
+			neutral |= cell->piece[0] && cell->neutral;
 			for (int i = 0; i < nshared; i++)
 				seen |= shared[i] == cell->controllers;
 			if (cell->piece[0] && cell->controllers && !seen)
@@ -166,7 +167,8 @@ char *board_words(const rules_game *rules, const rules_view *v)
 		army_text(rules, v, -1, shared[i], text);
 	}
 	if (unowned) {
-		g_string_append_printf(text, "%sof no side: ", text->len ? "; " : "");
+		/* A game's pieces of no seat are all of one kind: a neutral army's, or of no side. */
+		g_string_append_printf(text, "%s%s: ", text->len ? "; " : "", neutral ? "neutral" : "of no side");
 		army_text(rules, v, -1, 0, text);
 	}
 	if (!text->len)

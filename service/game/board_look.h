@@ -52,7 +52,8 @@ char *board_piece_title(const rules_game *rules, const rules_cell *cell);
 /*
  * The position of v in words, the board's text alternative wherever it is
  * drawn (malloc'd): each army's pieces by their names in the game's legend,
- * with their squares, then the shared pieces, those of no side and those
+ * with their squares, then the shared pieces, those of no side (or of a
+ * neutral army: "neutral: King n2") and those
  * held off the board: "South: Chariot 9 1, Knight 9 2; North: ...; shared
  * by East and West: Pawn b2; in South's prison: Knight." or "No pieces on
  * the board."
