@@ -1201,20 +1201,6 @@ static int start_variant(const cw_variant *var, const char *options, rules_posit
 	return 0;
 }
 
-static int cw_start(const char *options, rules_position **out, rules_error *err)
-{
-	return start_variant(&FOUR, options, out, err);
-}
-
-static int cw2_start(const char *options, rules_position **out, rules_error *err)
-{
-	return start_variant(&TWO, options, out, err);
-}
-
-static int cw3_start(const char *options, rules_position **out, rules_error *err)
-{
-	return start_variant(&THREE, options, out, err);
-}
 
 static rules_position *cw_clone(const rules_position *pos)
 {
@@ -1914,20 +1900,6 @@ static int deserialize_variant(const cw_variant *var, const char *text, rules_po
 	return 0;
 }
 
-static int cw_deserialize(const char *text, rules_position **out, rules_error *err)
-{
-	return deserialize_variant(&FOUR, text, out, err);
-}
-
-static int cw2_deserialize(const char *text, rules_position **out, rules_error *err)
-{
-	return deserialize_variant(&TWO, text, out, err);
-}
-
-static int cw3_deserialize(const char *text, rules_position **out, rules_error *err)
-{
-	return deserialize_variant(&THREE, text, out, err);
-}
 
 /*
  * As drawn for South: rank 15 at the top, file a on the left. A cell holds the piece letter, its
@@ -2136,20 +2108,24 @@ static int quarter_turns_of(const cw_variant *var, int seat)
 	return seat >= 0 && seat < var->nseats ? LAYOUT.quarter_turns[var->army[seat]] : 0;
 }
 
-static int cw_view_quarter_turns(int seat)
-{
-	return quarter_turns_of(&FOUR, seat);
-}
+/* The functions of rules.h that start from no position, one set per variant. */
+#define CW_VARIANT_ENTRIES(prefix, var) \
+	static int prefix##_start(const char *options, rules_position **out, rules_error *err) \
+	{ \
+		return start_variant(&var, options, out, err); \
+	} \
+	static int prefix##_deserialize(const char *text, rules_position **out, rules_error *err) \
+	{ \
+		return deserialize_variant(&var, text, out, err); \
+	} \
+	static int prefix##_view_quarter_turns(int seat) \
+	{ \
+		return quarter_turns_of(&var, seat); \
+	}
 
-static int cw2_view_quarter_turns(int seat)
-{
-	return quarter_turns_of(&TWO, seat);
-}
-
-static int cw3_view_quarter_turns(int seat)
-{
-	return quarter_turns_of(&THREE, seat);
-}
+CW_VARIANT_ENTRIES(cw, FOUR)
+CW_VARIANT_ENTRIES(cw2, TWO)
+CW_VARIANT_ENTRIES(cw3, THREE)
 
 /* What the three games share: the engine's functions but those that start from no position. */
 #define CW_ENGINE \

@@ -23,20 +23,6 @@ from harness import civil_war as cw, daemon  # noqa: E402
 from harness.four_tabs import LEGAL_JS, FourTabsCase  # noqa: E402
 
 SEED = 20261126
-TURNS = {"South": 0, "West": 1, "North": 2, "East": 3}     # quarter turns from South's view
-
-
-def bottom_row(seat):
-    """The seat's home edge as drawn for it: South's rank 1 turned by (file, rank) -> (rank, 16 - file)."""
-    out = []
-    for f in range(1, 16):
-        x, y = f, 1
-        for _ in range(TURNS[seat]):
-            x, y = y, 16 - x
-        out.append("%s%d" % (cw.FILES[x - 1], y))
-    return out
-
-
 def expected(game):
     """{square: (letter, side)} of the API's position; a piece of no seat is the neutral army's."""
     pos = game["position"]
@@ -50,7 +36,7 @@ def expected(game):
 class CivilWarVariantsClickTest(FourTabsCase):
 
     def first_round(self, variant, seats):
-        game = self.start_game(variant, seats, cw.NAMES[:len(seats)], bottom_row)
+        game = self.start_game(variant, seats, cw.NAMES[:len(seats)], cw.bottom_row)
         rnd = random.Random(SEED)
         start = expected(self.api("/api/games/%s" % game.gid))
         for s in seats:

@@ -2543,6 +2543,27 @@ static void test_cw2_1_two_player_start(void **state)
 
 #define CW2_TAIL "S:S-N-:----:-,-,-,-:0:-"
 
+/* South's successful Qn13xn14 (roll) in the two-player position of pieces ends the game: South
+ * first, North at north_rank, with this summary; the ended position's text reads back. */
+static void expect_capture_ends(const char *pieces, int roll, int north_rank, const char *summary)
+{
+	rules_position *pos = setup_k(pieces, "", CW2_TAIL);
+	rules_result res;
+	char *text;
+
+	play_roll(pos, "Qn13xn14", "S: Qn13xn14", roll, NULL);
+	G->result(pos, &res);
+	assert_int_equal(res.over, 1);
+	assert_int_equal(res.rank[0], 1);
+	assert_int_equal(res.rank[1], north_rank);
+	assert_string_equal(res.summary, summary);
+	assert_int_equal(G->turn(pos), 0);
+	text = G->serialize(pos);
+	expect_text_round_trip(text);
+	free(text);
+	G->free_position(pos);
+}
+
 static void test_cw2_2_win_in_capital(void **state)
 {
 	const char *pieces = "sK h8, sQ n13, nK n14, nP a12";
@@ -2564,42 +2585,18 @@ static void test_cw2_2_win_in_capital(void **state)
 	expect_state(pos, "N:S-N-:----:-,-,-,-:0:-");
 	G->free_position(pos);
 
-	pos = setup_k(pieces, "", CW2_TAIL);
-	play_roll(pos, "Qn13xn14", "S: Qn13xn14", 4, NULL);
-	G->result(pos, &res);
-	assert_int_equal(res.over, 1);
-	assert_int_equal(res.rank[0], 1);
-	assert_int_equal(res.rank[1], 2);
-	assert_string_equal(res.summary, "South wins: King on the Capital (North loses)");
-	assert_int_equal(G->turn(pos), 0);
-	{
-		char *text = G->serialize(pos);
-		expect_text_round_trip(text);
-		free(text);
-	}
-	G->free_position(pos);
+	expect_capture_ends(pieces, 4, 2, "South wins: King on the Capital (North loses)");
 }
 
 static void test_cw2_3_capture_without_capital(void **state)
 {
-	rules_position *pos = setup_k("sK b2, sQ n13, nK n14, nP a12", "", CW2_TAIL);
-	rules_result res;
-	char *text;
 	(void)state;
 
-	play_roll(pos, "Qn13xn14", "S: Qn13xn14", 12, NULL);
-	G->result(pos, &res);
-	assert_int_equal(res.over, 1);
-	assert_int_equal(res.rank[0], 1);
-	assert_int_equal(res.rank[1], 1);
-	assert_string_equal(res.summary, "Draw for South and North: no King on the Capital");
-	text = G->serialize(pos);
-	expect_text_round_trip(text);
-	free(text);
+	expect_capture_ends("sK b2, sQ n13, nK n14, nP a12", 12, 1,
+			    "Draw for South and North: no King on the Capital");
 	/* A resignation ends a game of two: the other player wins (rules.h's default). */
 	assert_null(G->resign);
 	assert_null(G->resign_result);
-	G->free_position(pos);
 }
 
 static void test_cw3_1_three_player_start(void **state)
