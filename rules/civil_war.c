@@ -775,6 +775,10 @@ static int check_action(const rules_position *pos, int seat, const scanned *s, c
 	int n;
 
 	if (s->act == SC_BETRAY) {
+		if (!is_player(pos, a) && seat == c)
+			return rules_fail(err, RULES_E_ILLEGAL,
+					  "%s's army has no owner: nobody may crown a Grand Prince on its slot",
+					  seat_names[a]);
 		if (seat != a) {
 			if (seat == c)
 				return rules_fail(err, RULES_E_ILLEGAL,

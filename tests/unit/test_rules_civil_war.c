@@ -2680,6 +2680,7 @@ static void test_cw3_3_gaining_new_set(void **state)
 	expect_reject(pos, 1, "E: Pl7-k7", RULES_E_TURN, "East's army is to act, moved by South");
 	expect_reject(pos, 2, "E: Pl7-k7", RULES_E_TURN, "East's army is to act, moved by South");
 	expect_illegal(pos, "E: Qn3xn2", "n2 holds a piece of South's army, which you control");
+	expect_illegal(pos, "E: Gn3=K", "East's army has no owner: nobody may crown a Grand Prince on its slot");
 	play_roll_by(pos, 0, "E: Pl7-k7", "E: Pl7-k7", 0, "");
 	/* South's own slot follows: two actions a round. */
 	expect_state(pos, "S:SWNS:----:-,-,-,-:0:-");
