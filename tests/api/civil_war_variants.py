@@ -96,6 +96,9 @@ class CivilWarVariants(daemon.DaemonCase):
                 self.assertIn("Civil War for two and for three", page.text)
                 self.assertIn("<code>civil-war-2</code> (South and North only;", page.text)
                 self.assertIn(f"/new/{vid}", self.d.get("/").text)
+        # The game choice draws each start board: only the three-player one has neutral pieces.
+        home = self.d.get("/").text
+        self.assertEqual(home.count('class="pc side-neutral"'), 15, "the neutral army's 15 pieces")
         # The four-player page shows the section too, without the variant's notice.
         self.assertNotIn("is played by these rules with the changes", self.d.get("/rules/civil-war").text)
 
