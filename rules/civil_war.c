@@ -1350,6 +1350,13 @@ static void king_lost(rules_position *p, int victim, int captor, rules_outcome *
 	}
 }
 
+/* The players sharing the end of a game that ended how: those holding a King, or, where a draw
+ * is shared (two players), every player. */
+static unsigned sharers(const rules_position *p, int how)
+{
+	return how != OVER_WIN && p->var->draw_shared ? p->var->players : p->holders;
+}
+
 /* The game ends now (docs/rules/civil-war.md, End of the game); how is OVER_WIN/OVER_DRAW (end
  * condition) or OVER_PASSES. */
 static void finish(rules_position *p, int how, rules_outcome *oc)
@@ -1361,7 +1368,7 @@ static void finish(rules_position *p, int how, rules_outcome *oc)
 	p->slot = -1;
 	if (how != OVER_PASSES)
 		p->passes = 0;
-	names_of(p->holders, who, sizeof who);
+	names_of(sharers(p, how), who, sizeof who);
 	if (how == OVER_WIN)
 		engine_note(oc, "game over: %s %s (King on the Capital)", who,
 			    popcount4(p->holders) == 1 ? "wins" : "win");
@@ -1548,13 +1555,6 @@ static unsigned cw_turn(const rules_position *pos)
 	if (can_betray(pos, pos->slot))
 		m |= 1u << seat_of_army(pos, pos->slot);
 	return m;
-}
-
-/* The players sharing the end of a game that ended how: those holding a King, or, where a draw
- * is shared (two players), every player. */
-static unsigned sharers(const rules_position *p, int how)
-{
-	return how != OVER_WIN && p->var->draw_shared ? p->var->players : p->holders;
 }
 
 /* Ranks from the players sharing the end: they are 1st, everybody else shares the next rank; the

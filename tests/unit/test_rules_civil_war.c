@@ -1891,7 +1891,7 @@ static void test_round_trip_listed_moves(void **state)
 
 /* What the random games did. */
 static int n_roll, n_attack, n_capital, n_king, n_bound, n_control, n_out, n_promo, n_betray,
-	n_pass, n_alliance, n_win, n_draw, n_passes_end, n_free, n_return;
+	n_pass, n_alliance, n_win, n_draw, n_passes_end, n_free, n_return, n_neutral;
 
 static int count_str(const char *s, const char *what)
 {
@@ -1905,8 +1905,20 @@ static int count_str(const char *s, const char *what)
 }
 
 /* Invariants after each ply; *npieces is the count before. */
+/* The seat of an army in the game under test, -1 for an army of no player. */
+static int seat_of_army(int army)
+{
+	static const char *const names[] = { "South", "West", "North", "East" };
+
+	return rules_seat_index(G, names[army]);
+}
+
+/* What holds after every ply of any Civil War game (the variants' too): pieces and Kings per
+ * army (known by its facing), promotions, the Capital, the result's ranks by seat, who may act. */
 static void check_invariants(const rules_position *pos, const char *note, int *npieces)
 {
+	/* The army facing each way as drawn for South: up, right, down, left. */
+	static const int army_facing[4] = { SOUTH, WEST, NORTH, EAST };
 	rules_view v;
 	rules_result res;
 	int kings[4] = { 0 }, count = 0, armies[4] = { 0 };
@@ -1920,14 +1932,21 @@ static void check_invariants(const rules_position *pos, const char *note, int *n
 			int rank = 15 - r, file = c + 1, fort;
 			fort = file <= 3 && rank <= 3 ? SOUTH : file <= 3 && rank >= 13 ? WEST
 				: file >= 13 && rank >= 13 ? NORTH : file >= 13 && rank <= 3 ? EAST : -1;
+			int army;
 			if (!cell->piece[0])
 				continue;
 			count++;
-			armies[cell->owner]++;
+			assert_true(cell->facing >= 0 && cell->facing < 4);
+			army = army_facing[cell->facing];
+			if (seat_of_army(army) >= 0)
+				assert_int_equal(cell->owner, seat_of_army(army));
+			else    /* an army of no player: neutral, or drawn as its controller's */
+				assert_int_equal(cell->neutral, cell->owner < 0);
+			armies[army]++;
 			assert_non_null(strchr("KQRGBANOPM", cell->piece[0]));
 			if (cell->piece[0] == 'K')
-				kings[cell->owner]++;
-			if (fort >= 0 && fort != cell->owner)
+				kings[army]++;
+			if (fort >= 0 && fort != army)
 				assert_null(strchr("RBNP", cell->piece[0]));
 			if (rank == 8 && file == 8)
 				assert_string_equal(cell->piece, "K");
@@ -1938,13 +1957,16 @@ static void check_invariants(const rules_position *pos, const char *note, int *n
 		assert_true(kings[t] <= 1);
 	if (res.over) {
 		unsigned h = 0;
+		/* In a game of two a draw is both players'. */
+		int shared = G == &rules_civil_war_2 && !strstr(res.summary, "wins");
 		assert_int_equal(mask, 0u);
-		for (int t = 0; t < 4; t++) {
+		for (int t = 0; t < G->nseats; t++) {
 			assert_int_equal(count_moves(pos, t), 0);
-			h |= (unsigned)(kings[t] > 0) << t;
+			for (int a = 0; a < 4; a++)
+				h |= (unsigned)(kings[a] > 0 && seat_of_army(a) == t) << t;
 		}
-		for (int t = 0; t < 4; t++)
-			assert_int_equal(res.rank[t], h >> t & 1u ? 1 : __builtin_popcount(h) + 1);
+		for (int t = 0; t < G->nseats; t++)
+			assert_int_equal(res.rank[t], shared || h >> t & 1u ? 1 : __builtin_popcount(h) + 1);
 		assert_true(strstr(note, "game over") || strstr(note, "round of passes"));
 	} else {
 		int a = actor(pos), slot = slot_of(pos);
@@ -1953,11 +1975,11 @@ static void check_invariants(const rules_position *pos, const char *note, int *n
 		assert_true(mask & (1u << a));
 		if (mask != 1u << a) {
 			/* The owner of a controlled army with a Grand Prince may betray. */
-			assert_int_equal(mask, 1u << a | 1u << slot);
+			assert_int_equal(mask, 1u << a | 1u << seat_of_army(slot));
 			assert_int_equal(kings[slot], 0);
 		}
 		/* The actor's own moves are listed by the caller on the next ply. */
-		for (int t = 0; t < 4; t++)
+		for (int t = 0; t < G->nseats; t++)
 			if (!(mask & (1u << t)))
 				assert_int_equal(count_moves(pos, t), 0);
 	}
@@ -1974,6 +1996,7 @@ static void check_invariants(const rules_position *pos, const char *note, int *n
 	n_win += strstr(note, "game over") && strstr(note, " win") ? 1 : 0;
 	n_draw += count_str(note, "game over: draw");
 	n_passes_end += count_str(note, "round of passes");
+	n_neutral += count_str(note, "East's army passes to") * (G == &rules_civil_war_3);
 }
 
 /* Whether a King move "b2-c3" ends nearer to the Capital h8 than it started. */
@@ -2085,7 +2108,7 @@ static int random_game_cw(rules_position *pos, int cap, int attack_pct, int decl
 static void reset_counts(void)
 {
 	n_roll = n_attack = n_capital = n_king = n_bound = n_control = n_out = n_promo = n_betray = 0;
-	n_pass = n_alliance = n_win = n_draw = n_passes_end = n_free = n_return = 0;
+	n_pass = n_alliance = n_win = n_draw = n_passes_end = n_free = n_return = n_neutral = 0;
 }
 
 static void print_counts(const char *what, int games, int over, int plies)
@@ -2544,14 +2567,20 @@ static void test_cw2_1_two_player_start(void **state)
 #define CW2_TAIL "S:S-N-:----:-,-,-,-:0:-"
 
 /* South's successful Qn13xn14 (roll) in the two-player position of pieces ends the game: South
- * first, North at north_rank, with this summary; the ended position's text reads back. */
-static void expect_capture_ends(const char *pieces, int roll, int north_rank, const char *summary)
+ * first, North at north_rank, with this summary and the note's ending end_note; the ended
+ * position's text reads back. */
+static void expect_capture_ends(const char *pieces, int roll, int north_rank, const char *summary,
+				const char *end_note)
 {
 	rules_position *pos = setup_k(pieces, "", CW2_TAIL);
+	script sc = { { roll }, 1, 0, 0, 12 };
+	rules_dice dice = { script_roll, &sc };
+	rules_outcome oc;
 	rules_result res;
 	char *text;
 
-	play_roll(pos, "Qn13xn14", "S: Qn13xn14", roll, NULL);
+	play_as(pos, -1, "Qn13xn14", "S: Qn13xn14", NULL, &dice, &oc);
+	assert_non_null(strstr(oc.note, end_note));
 	G->result(pos, &res);
 	assert_int_equal(res.over, 1);
 	assert_int_equal(res.rank[0], 1);
@@ -2585,7 +2614,8 @@ static void test_cw2_2_win_in_capital(void **state)
 	expect_state(pos, "N:S-N-:----:-,-,-,-:0:-");
 	G->free_position(pos);
 
-	expect_capture_ends(pieces, 4, 2, "South wins: King on the Capital (North loses)");
+	expect_capture_ends(pieces, 4, 2, "South wins: King on the Capital (North loses)",
+			    "; game over: South wins (King on the Capital)");
 }
 
 static void test_cw2_3_capture_without_capital(void **state)
@@ -2593,7 +2623,8 @@ static void test_cw2_3_capture_without_capital(void **state)
 	(void)state;
 
 	expect_capture_ends("sK b2, sQ n13, nK n14, nP a12", 12, 1,
-			    "Draw for South and North: no King on the Capital");
+			    "Draw for South and North: no King on the Capital",
+			    "; game over: draw for South and North (no King on the Capital)");
 	/* A resignation ends a game of two: the other player wins (rules.h's default). */
 	assert_null(G->resign);
 	assert_null(G->resign_result);
@@ -2801,6 +2832,43 @@ static void test_variant_position_texts(void **state)
 	four_again(state);
 }
 
+/* Random games of the variants, attacks preferred, with the invariants of every ply: the game of
+ * two ends at its first King taken; in the game of three the neutral King falls to some. */
+static void test_variant_random_games(void **state)
+{
+	static const struct {
+		const rules_game *game;
+		const char *tag;
+	} variants[] = { { &rules_civil_war_2, "cw2p1:" }, { &rules_civil_war_3, "cw3p1:" } };
+	int games = 30;
+
+	for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+		int over = 0, total = 0;
+		variant_use(variants[i].game, variants[i].tag);
+		reset_counts();
+		rng_seed(0x5eed2100ULL + i);
+		for (int g = 0; g < games; g++) {
+			rules_position *pos = start_pos();
+			rules_result res;
+			total += random_game_cw(pos, 1500, 95, 200, g < 2);
+			G->result(pos, &res);
+			over += res.over;
+			G->free_position(pos);
+		}
+		print_counts(G->id, games, over, total);
+		assert_true(over > games / 2);
+		assert_int_equal(over, n_win + n_draw + n_passes_end);
+		assert_true(n_king > 0);
+		if (G == &rules_civil_war_2) {
+			assert_int_equal(n_alliance, 0);
+			assert_true(n_king <= over);    /* the first King taken ends the game */
+		} else {
+			assert_true(n_neutral > 0);
+		}
+	}
+	four_again(state);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2867,6 +2935,7 @@ int main(void)
 		variant_test(test_cw3_4_control_passes_with_lost_king, three_setup),
 		variant_test(test_cw3_5_results, three_setup),
 		variant_test(test_variant_position_texts, four_again),
+		variant_test(test_variant_random_games, four_again),
 	};
 
 	check_use(&(rules_check){ .game = G, .actor = actor });
