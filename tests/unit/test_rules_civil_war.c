@@ -2041,7 +2041,7 @@ static void choose_cw(const rules_position *pos, rules_move *move, void *ctx)
 		/* A declaration by anybody, at any time: one ply in decl_in. */
 		static const char *const words[] = { "ally", "break" };
 		char text[32];
-		int s = (int)(rng() % 4), t = (int)(rng() % 4);
+		int s = (int)(rng() % (unsigned)G->nseats), t = (int)(rng() % (unsigned)G->nseats);
 		snprintf(text, sizeof text, "%s %s", words[rng() % 8 == 0], G->seat_names[t]);
 		if (G->parse(pos, s, text, &m, &err) == 0) {
 			assert_int_equal(m.anytime, 1);
@@ -2050,7 +2050,7 @@ static void choose_cw(const rules_position *pos, rules_move *move, void *ctx)
 		}
 	}
 	if (mask != 1u << seat && rng() % 3 == 0) {
-		seat = slot_of(pos);        /* the owner betrays */
+		seat = seat_of_army(slot_of(pos));  /* the owner betrays */
 	}
 	rules_move_list l = { 0 }, att = { 0 }, home = { 0 };
 	assert_true(G->legal_moves(pos, seat, &l) > 0);
