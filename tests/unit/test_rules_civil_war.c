@@ -2121,21 +2121,32 @@ static void print_counts(const char *what, int games, int over, int plies)
 			n_control, n_out, n_promo, n_betray, n_pass, n_alliance, n_free, n_return);
 }
 
-static void test_random_games(void **state)
+/* The counts reset, games random games from the start (random_game_cw with cap, attack_pct and
+ * decl_in; the first deep of them checked deeply); returns how many ended, their plies in *plies. */
+static int random_games_from_start(int games, int cap, int attack_pct, int decl_in, int deep, int *plies)
 {
-	int over = 0, total = 0, games = 150;
-	(void)state;
+	int over = 0;
 
 	reset_counts();
-	rng_seed(0x9e3779b97f4a7c15ULL);
+	*plies = 0;
 	for (int g = 0; g < games; g++) {
 		rules_position *pos = start_pos();
 		rules_result res;
-		total += random_game_cw(pos, 400, 50, 4, g < 3);
+		*plies += random_game_cw(pos, cap, attack_pct, decl_in, g < deep);
 		G->result(pos, &res);
 		over += res.over;
 		G->free_position(pos);
 	}
+	return over;
+}
+
+static void test_random_games(void **state)
+{
+	int games = 150, over, total;
+	(void)state;
+
+	rng_seed(0x9e3779b97f4a7c15ULL);
+	over = random_games_from_start(games, 400, 50, 4, 3, &total);
 	print_counts("random", games, over, total);
 	assert_int_equal(over, n_win + n_draw + n_passes_end);
 	assert_true(over > games / 2);
@@ -2843,18 +2854,10 @@ static void test_variant_random_games(void **state)
 	int games = 30;
 
 	for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
-		int over = 0, total = 0;
+		int over, total;
 		variant_use(variants[i].game, variants[i].tag);
-		reset_counts();
 		rng_seed(0x5eed2100ULL + i);
-		for (int g = 0; g < games; g++) {
-			rules_position *pos = start_pos();
-			rules_result res;
-			total += random_game_cw(pos, 1500, 95, 200, g < 2);
-			G->result(pos, &res);
-			over += res.over;
-			G->free_position(pos);
-		}
+		over = random_games_from_start(games, 1500, 95, 200, 2, &total);
 		print_counts(G->id, games, over, total);
 		assert_true(over > games / 2);
 		assert_int_equal(over, n_win + n_draw + n_passes_end);
