@@ -1,6 +1,7 @@
 /* civil_war.c - the rules of Civil War (four players on a 15x15 board with walled fortresses and a
  * Capital, valued pieces whose attacks are settled with a twelve-sided die, alliances, control of a
- * lost King's army and betrayal), as docs/rules/civil-war.md tells them. */
+ * lost King's army and betrayal), as docs/rules/civil-war.md tells them, and its variants for two
+ * and for three players (with a neutral army) on the same engine. */
 #include "engine.h"
 #include "notation.h"
 #include "rules.h"
@@ -17,12 +18,34 @@
 /*
  * Squares are held 0-based inside: board[r][f] with r = rank - 1 (r 0 is rank 1, drawn at the
  * bottom) and f = file - 'a'. Every message and text shows them as the notation writes them ("h8",
- * "o15"). Seats and armies share their numbers: army s is seat s's own army.
+ * "o15"). Inside, a player is known by the number of its own army (army s is player s's army);
+ * the seats of rules.h are numbered per variant and turned into armies only where a seat comes in
+ * or goes out (army_of_seat, seat_of_army).
  */
 enum { SOUTH = 0, WEST = 1, NORTH = 2, EAST = 3, NSEATS = 4 };
 
 #define SIZE 15
-#define TAG "cw1:"
+#define NEUTRAL (-1)    /* the controller of an army that belongs to no player and nobody moves */
+
+/*
+ * A variant (docs/rules/civil-war.md, Civil War for two and for three): which armies are players
+ * (their seats, in turn order), which stand on the board, whether alliances exist and whether a
+ * draw is shared by every player. An army on the board that is no player's is neutral until a
+ * player captures its King.
+ */
+typedef struct cw_variant {
+	const char *tag;        /* the position text's prefix */
+	int nseats;
+	int army[NSEATS];       /* the army of each seat, in turn order */
+	unsigned players;       /* the armies that are players (bit mask) */
+	unsigned armies;        /* the armies on the board at the start (bit mask) */
+	int alliances;          /* ally and break exist */
+	int draw_shared;        /* every draw ranks every player first (two players) */
+} cw_variant;
+
+static const cw_variant FOUR = { "cw1:", 4, { SOUTH, WEST, NORTH, EAST }, 15u, 15u, 1, 0 };
+static const cw_variant TWO = { "cw2p1:", 2, { SOUTH, NORTH }, 5u, 5u, 0, 1 };
+static const cw_variant THREE = { "cw3p1:", 3, { SOUTH, WEST, NORTH }, 7u, 15u, 1, 0 };
 
 /* ==========================================================================================
  * HOUSE LAYOUT - docs/rules/civil-war.md, The board, Players, turns and facing, and Starting
@@ -76,9 +99,10 @@ typedef struct square {
 } square;
 
 struct rules_position {
+	const cw_variant *var;
 	square board[SIZE][SIZE];
 	int slot;               /* the army whose turn slot it is; -1 once over */
-	int ctrl[NSEATS];       /* who moves each army */
+	int ctrl[NSEATS];       /* who moves each army; NEUTRAL for a neutral army (or a gone one of no player) */
 	int bound[NSEATS];      /* a bound player's overlord, or -1 */
 	unsigned decl[NSEATS];  /* standing alliance declarations: bit t = toward seat t */
 	int passes;             /* passes in a row */
@@ -331,6 +355,32 @@ static int facing_of(int army)
 
 /* ---- players, armies, alliances ---- */
 
+static int is_player(const rules_position *pos, int a)
+{
+	return a >= 0 && a < NSEATS && (pos->var->players >> a & 1u);
+}
+
+/* Who moves army a when nobody has taken it: its owner, or nobody for an army of no player. */
+static int home_ctrl(const rules_position *pos, int a)
+{
+	return is_player(pos, a) ? a : NEUTRAL;
+}
+
+/* The player (army) of a seat of the variant, or -1. */
+static int army_of_seat(const rules_position *pos, int seat)
+{
+	return seat >= 0 && seat < pos->var->nseats ? pos->var->army[seat] : -1;
+}
+
+/* The seat of a player (army), or -1 for an army of no player. */
+static int seat_of_army(const rules_position *pos, int a)
+{
+	for (int s = 0; s < pos->var->nseats; s++)
+		if (pos->var->army[s] == a)
+			return s;
+	return -1;
+}
+
 /* The number of pieces of each army, in one look at the board. */
 static void army_counts(const rules_position *pos, int n[NSEATS])
 {
@@ -363,6 +413,7 @@ static int is_out(const rules_position *pos, int s)
 	return army_count(pos, s) == 0;
 }
 
+/* The players holding a King (H): a neutral army's King counts for nobody. */
 static unsigned king_holders(const rules_position *pos)
 {
 	unsigned h = 0;
@@ -371,7 +422,7 @@ static unsigned king_holders(const rules_position *pos)
 		for (int f = 0; f < SIZE; f++)
 			if (pos->board[r][f].type == 'K')
 				h |= 1u << pos->board[r][f].army;
-	return h;
+	return h & pos->var->players;
 }
 
 static int holds_king(const rules_position *pos, int s)
@@ -439,14 +490,19 @@ static int end_condition(const rules_position *pos)
 
 static int capital_king(const rules_position *pos)
 {
-	return pos->board[LAYOUT.capital_r][LAYOUT.capital_f].type == 'K';
+	const square *c = &pos->board[LAYOUT.capital_r][LAYOUT.capital_f];
+
+	return c->type == 'K' && is_player(pos, c->army);
 }
 
 /* Whether the army's owner may crown a Grand Prince (docs/rules/civil-war.md, Betrayal): no King
- * and a Grand Prince. */
+ * and a Grand Prince; an army of no player has no owner to crown one. */
 static int can_betray(const rules_position *pos, int army)
 {
 	int g = 0;
+
+	if (!is_player(pos, army))
+		return 0;
 
 	for (int r = 0; r < SIZE; r++)
 		for (int f = 0; f < SIZE; f++)
@@ -547,8 +603,9 @@ static int push(engine_gen *g, int act, int army, int type, int fr, int ff, int 
 	return engine_push(g, &m, sizeof m, 0);
 }
 
-/* Every move, attack and Capital attack of army, moved by g->seat. Returns 1 when stopped. */
-static int gen_army(engine_gen *g, int army)
+/* Every move, attack and Capital attack of army, moved by player actor (g->seat is the actor's
+ * seat, written into the moves). Returns 1 when stopped. */
+static int gen_army(engine_gen *g, int army, int actor)
 {
 	const rules_position *pos = g->pos;
 	target t[MAX_TARGETS];
@@ -559,27 +616,28 @@ static int gen_army(engine_gen *g, int army)
 			int n;
 			if (!c->type || c->army != army)
 				continue;
-			n = piece_targets(pos, g->seat, r, f, t);
+			n = piece_targets(pos, actor, r, f, t);
 			for (int i = 0; i < n; i++)
 				if (push(g, t[i].attack ? ACT_ATTACK : ACT_MOVE, army, c->type, r, f, t[i].r, t[i].f))
 					return 1;
-			if (capital_ok(pos, g->seat, c->type, army, r, f)
+			if (capital_ok(pos, actor, c->type, army, r, f)
 			    && push(g, ACT_CAPITAL, army, c->type, r, f, r, f))
 				return 1;
 			for (int i = 0; i < n; i++)
-				if (!t[i].attack && capital_ok(pos, g->seat, c->type, army, t[i].r, t[i].f)
+				if (!t[i].attack && capital_ok(pos, actor, c->type, army, t[i].r, t[i].f)
 				    && push(g, ACT_CAPITAL, army, c->type, r, f, t[i].r, t[i].f))
 					return 1;
 		}
 	return 0;
 }
 
-/* Whether the army in its slot has a move, an attack or a Capital attack. */
+/* Whether the army in its slot has a move, an attack or a Capital attack; a neutral army never
+ * acts. */
 static int has_action(const rules_position *pos, int army)
 {
-	engine_gen g = { pos, pos->ctrl[army], NULL, 0 };
+	engine_gen g = { pos, -1, NULL, 0 };
 
-	return gen_army(&g, army);
+	return pos->ctrl[army] != NEUTRAL && gen_army(&g, army, pos->ctrl[army]);
 }
 
 /* ---- checking one line ---- */
@@ -717,6 +775,10 @@ static int check_action(const rules_position *pos, int seat, const scanned *s, c
 	int n;
 
 	if (s->act == SC_BETRAY) {
+		if (!is_player(pos, a) && seat == c)
+			return rules_fail(err, RULES_E_ILLEGAL,
+					  "%s's army has no owner: nobody may crown a Grand Prince on its slot",
+					  seat_names[a]);
 		if (seat != a) {
 			if (seat == c)
 				return rules_fail(err, RULES_E_ILLEGAL,
@@ -817,6 +879,13 @@ static int check_decls(const rules_position *pos, int seat, const scanned *s, cw
 	for (int i = 0; i < s->ndecl; i++) {
 		int op = s->decl[i][0], t = s->decl[i][1];
 		const char *word = op == DECL_ALLY ? "ally" : "break";
+		if (!pos->var->alliances)
+			return rules_fail(err, RULES_E_ILLEGAL,
+					  "%s %s: Civil War for two has no alliances", word, seat_names[t]);
+		if (!is_player(pos, t))
+			return rules_fail(err, RULES_E_ILLEGAL, "%s %s: %s is no player of this game%s", word,
+					  seat_names[t], seat_names[t],
+					  pos->var->armies >> t & 1u ? " (its army is neutral or taken)" : "");
 		if (is_out(pos, seat))
 			return rules_fail(err, RULES_E_ILLEGAL, "%s is out of the game and cannot declare",
 					  seat_names[seat]);
@@ -855,16 +924,16 @@ static int check_line(const rules_position *pos, int seat, const void *in, void 
 {
 	const scanned *s = in;
 	cw_move *out = into;
-	int rc;
+	int rc, player;
 
 	memset(out, 0, sizeof *out);
 	if (pos->over)
 		return rules_fail(err, RULES_E_OVER, "the game is over");
-	if (seat < 0 || seat >= NSEATS)
+	if ((player = army_of_seat(pos, seat)) < 0)
 		return rules_fail(err, RULES_E_TURN, "Civil War has no seat %d", seat);
-	if (s->act != SC_NONE && (rc = check_action(pos, seat, s, out, err)))
+	if (s->act != SC_NONE && (rc = check_action(pos, player, s, out, err)))
 		return rc;
-	return check_decls(pos, seat, s, out, err);
+	return check_decls(pos, player, s, out, err);
 }
 
 /* ---- parsing ---- */
@@ -1112,15 +1181,17 @@ static int cw_parse(const rules_position *pos, int seat, const char *text, rules
 
 /* ---- the rules_game functions ---- */
 
-static int cw_start(const char *options, rules_position **out, rules_error *err)
+static int start_variant(const cw_variant *var, const char *options, rules_position **out,
+			 rules_error *err)
 {
 	rules_position *p = engine_start(options, "Civil War", sizeof *p, out, err);
 
 	if (!p)
 		return RULES_E_DATA;
+	p->var = var;
 	for (int a = 0; a < NSEATS; a++) {
-		const char *s = LAYOUT.army[a];
-		p->ctrl[a] = a;
+		const char *s = var->armies >> a & 1u ? LAYOUT.army[a] : "";
+		p->ctrl[a] = home_ctrl(p, a);
 		p->bound[a] = -1;
 		while (*s) {
 			int f = s[1] - 'a', r = atoi(s + 2) - 1;
@@ -1133,6 +1204,7 @@ static int cw_start(const char *options, rules_position **out, rules_error *err)
 	p->slot = SOUTH;
 	return 0;
 }
+
 
 static rules_position *cw_clone(const rules_position *pos)
 {
@@ -1180,16 +1252,16 @@ static size_t cw_format(const rules_position *pos, const rules_move *move, char 
 static size_t cw_legal_moves(const rules_position *pos, int seat, rules_move_list *out)
 {
 	engine_gen g = { pos, seat, out, 0 };
-	int a = pos->slot;
+	int a = pos->slot, player = army_of_seat(pos, seat);
 
-	if (pos->over || seat < 0 || seat >= NSEATS)
+	if (pos->over || player < 0)
 		return 0;
-	if (seat == pos->ctrl[a]) {
-		gen_army(&g, a);
+	if (player == pos->ctrl[a]) {
+		gen_army(&g, a, player);
 		if (!g.count)
 			push(&g, ACT_PASS, a, 0, 0, 0, 0, 0);
 	}
-	if (seat == a && can_betray(pos, a))
+	if (player == a && can_betray(pos, a))
 		for (int r = 0; r < SIZE; r++)
 			for (int f = 0; f < SIZE; f++)
 				if (pos->board[r][f].type == 'G' && pos->board[r][f].army == a)
@@ -1201,13 +1273,14 @@ static size_t cw_legal_moves(const rules_position *pos, int seat, rules_move_lis
 static size_t cw_anytime_moves(const rules_position *pos, int seat, rules_move_list *out)
 {
 	size_t count = 0;
+	int player = army_of_seat(pos, seat);
 
-	for (int t = 0; t < NSEATS && !pos->over; t++) {
+	for (int t = 0; t < NSEATS && !pos->over && player >= 0; t++) {
 		char text[32];
 		rules_move move;
-		if (t == seat)
+		if (t == player || !is_player(pos, t))
 			continue;
-		snprintf(text, sizeof text, "%s %s", pos->decl[seat] >> t & 1u ? "break" : "ally", seat_names[t]);
+		snprintf(text, sizeof text, "%s %s", pos->decl[player] >> t & 1u ? "break" : "ally", seat_names[t]);
 		if (cw_parse(pos, seat, text, &move, NULL) == 0) {
 			rules_move_list_push(out, &move);
 			count++;
@@ -1222,8 +1295,11 @@ static void leave(rules_position *p, int s, rules_outcome *oc)
 {
 	for (int x = 0; x < NSEATS; x++) {
 		if (x != s && p->ctrl[x] == s) {
-			p->ctrl[x] = x;
-			engine_note(oc, "%s's army returns to %s", seat_names[x], seat_names[x]);
+			p->ctrl[x] = home_ctrl(p, x);
+			if (p->ctrl[x] == NEUTRAL)
+				engine_note(oc, "%s's army is neutral again", seat_names[x]);
+			else
+				engine_note(oc, "%s's army returns to %s", seat_names[x], seat_names[x]);
 		}
 		if (p->bound[x] == s) {
 			p->bound[x] = -1;
@@ -1232,7 +1308,7 @@ static void leave(rules_position *p, int s, rules_outcome *oc)
 		p->decl[x] &= ~(1u << s);
 	}
 	p->decl[s] = 0;
-	p->ctrl[s] = s;
+	p->ctrl[s] = home_ctrl(p, s);
 	p->bound[s] = -1;
 }
 
@@ -1255,7 +1331,7 @@ static void king_lost(rules_position *p, int victim, int captor, rules_outcome *
 	}
 	if (rec < 0)
 		rec = captor;
-	if (army_has(p, victim, 'G')) {
+	if (is_player(p, victim) && army_has(p, victim, 'G')) {
 		p->bound[victim] = rec;
 		engine_note(oc, "King lost: %s bound to %s", seat_names[victim], seat_names[rec]);
 	} else {
@@ -1274,6 +1350,13 @@ static void king_lost(rules_position *p, int victim, int captor, rules_outcome *
 	}
 }
 
+/* The players sharing the end of a game that ended how: those holding a King, or, where a draw
+ * is shared (two players), every player. */
+static unsigned sharers(const rules_position *p, int how)
+{
+	return how != OVER_WIN && p->var->draw_shared ? p->var->players : p->holders;
+}
+
 /* The game ends now (docs/rules/civil-war.md, End of the game); how is OVER_WIN/OVER_DRAW (end
  * condition) or OVER_PASSES. */
 static void finish(rules_position *p, int how, rules_outcome *oc)
@@ -1285,7 +1368,7 @@ static void finish(rules_position *p, int how, rules_outcome *oc)
 	p->slot = -1;
 	if (how != OVER_PASSES)
 		p->passes = 0;
-	names_of(p->holders, who, sizeof who);
+	names_of(sharers(p, how), who, sizeof who);
 	if (how == OVER_WIN)
 		engine_note(oc, "game over: %s %s (King on the Capital)", who,
 			    popcount4(p->holders) == 1 ? "wins" : "win");
@@ -1293,6 +1376,17 @@ static void finish(rules_position *p, int how, rules_outcome *oc)
 		engine_note(oc, "game over: draw for %s (no King on the Capital)", who);
 	else
 		engine_note(oc, "round of passes: draw for %s", who);
+}
+
+/* The armies that have a slot: those with pieces that someone moves. */
+static int slot_armies(const rules_position *p)
+{
+	int n[NSEATS], k = 0;
+
+	army_counts(p, n);
+	for (int a = 0; a < NSEATS; a++)
+		k += n[a] > 0 && p->ctrl[a] != NEUTRAL;
+	return k;
 }
 
 static int check_end(rules_position *p, rules_outcome *oc)
@@ -1307,11 +1401,9 @@ static int check_end(rules_position *p, rules_outcome *oc)
  * turn, passing). */
 static void advance(rules_position *p, rules_outcome *oc)
 {
-	int in_play = 0, a = p->slot, n[NSEATS];
+	int in_play = slot_armies(p), a = p->slot, n[NSEATS];
 
 	army_counts(p, n);
-	for (int s = 0; s < NSEATS; s++)
-		in_play += n[s] > 0;
 	for (;;) {
 		if (p->passes >= in_play) {
 			finish(p, OVER_PASSES, oc);
@@ -1319,7 +1411,7 @@ static void advance(rules_position *p, rules_outcome *oc)
 		}
 		do
 			a = (a + 1) % NSEATS;
-		while (!n[a]);
+		while (!n[a] || p->ctrl[a] == NEUTRAL);
 		p->slot = a;
 		if (has_action(p, a) || can_betray(p, a))
 			return;
@@ -1353,7 +1445,7 @@ static int cw_apply(rules_position *pos, const rules_move *move, const rules_dic
 {
 	cw_move m;
 	rules_position np;
-	int seat = move->seat, rc, roll = 0, need = 0, result = 2;   /* 2 success, 1 draw, 0 failure */
+	int seat = army_of_seat(pos, move->seat), rc, roll = 0, need = 0, result = 2;   /* 2 success, 1 draw, 0 failure */
 	int count[NSEATS], after[NSEATS];
 	char a1[4];
 
@@ -1459,30 +1551,31 @@ static unsigned cw_turn(const rules_position *pos)
 
 	if (pos->over)
 		return 0;
-	m = 1u << pos->ctrl[pos->slot];
+	m = 1u << seat_of_army(pos, pos->ctrl[pos->slot]);
 	if (can_betray(pos, pos->slot))
-		m |= 1u << pos->slot;
+		m |= 1u << seat_of_army(pos, pos->slot);
 	return m;
 }
 
-/* Ranks from the players sharing the end: they are 1st, everybody else shares the next rank. */
-static void set_ranks(rules_result *out, unsigned holders)
+/* Ranks from the players sharing the end: they are 1st, everybody else shares the next rank; the
+ * ranks are the seats' (a neutral army has none). */
+static void set_ranks(const rules_position *p, rules_result *out, unsigned sharing)
 {
 	out->over = 1;
-	for (int s = 0; s < NSEATS; s++)
-		out->rank[s] = (holders >> s & 1u) ? 1 : popcount4(holders) + 1;
+	for (int s = 0; s < p->var->nseats; s++)
+		out->rank[s] = (sharing >> army_of_seat(p, s) & 1u) ? 1 : popcount4(sharing) + 1;
 }
 
 static void summary_of(const rules_position *p, int how, const char *prefix, char *buf, size_t size)
 {
 	char who[64], rest[64];
-	unsigned others = 15u & ~p->holders;
+	unsigned sharing = sharers(p, how), others = p->var->players & ~sharing;
 
-	names_of(p->holders, who, sizeof who);
+	names_of(sharing, who, sizeof who);
 	names_of(others, rest, sizeof rest);
 	if (how == OVER_WIN)
 		snprintf(buf, size, "%.18s%.36s %s: King on the Capital%s%.30s%s", prefix, who,
-			 popcount4(p->holders) == 1 ? "wins" : "win", others ? " (" : "", rest,
+			 popcount4(sharing) == 1 ? "wins" : "win", others ? " (" : "", rest,
 			 !others ? "" : popcount4(others) == 1 ? " loses)" : " lose)");
 	else
 		snprintf(buf, size, "%.18sDraw for %.36s: %s%s%.30s%s", prefix, who,
@@ -1494,7 +1587,7 @@ static void cw_result(const rules_position *pos, rules_result *out)
 {
 	memset(out, 0, sizeof *out);
 	if (pos->over) {
-		set_ranks(out, pos->holders);
+		set_ranks(pos, out, sharers(pos, pos->over));
 		summary_of(pos, pos->over, "", out->summary, sizeof out->summary);
 	} else if (pos->ctrl[pos->slot] == pos->slot) {
 		snprintf(out->summary, sizeof out->summary, "%s to act", seat_names[pos->slot]);
@@ -1511,9 +1604,11 @@ static void cw_result(const rules_position *pos, rules_result *out)
  * next army when the resigner's army had the slot). A resignation breaks a round of passes
  * (house ruling 27): the armies that passed may be able to act on the changed board.
  */
-static int cw_resign(rules_position *pos, int seat, rules_outcome *oc, rules_error *err)
+static int cw_resign(rules_position *pos, int player_seat, rules_outcome *oc, rules_error *err)
 {
-	if (seat < 0 || seat >= NSEATS)
+	int seat = army_of_seat(pos, player_seat);
+
+	if (seat < 0)
 		return rules_fail(err, RULES_E_ILLEGAL, "there is no such seat");
 	if (pos->over)
 		return rules_fail(err, RULES_E_OVER, "the game is over");
@@ -1539,8 +1634,8 @@ static unsigned cw_in_play(const rules_position *pos)
 {
 	unsigned m = 0;
 
-	for (int s = 0; s < NSEATS; s++)
-		if (!is_out(pos, s))
+	for (int s = 0; s < pos->var->nseats; s++)
+		if (!is_out(pos, army_of_seat(pos, s)))
 			m |= 1u << s;
 	return m;
 }
@@ -1552,13 +1647,15 @@ static unsigned cw_in_play(const rules_position *pos)
  * hold the game stops there as if nobody could act: a draw for every player still holding a
  * King; everybody else loses.
  */
-static void cw_resign_result(const rules_position *pos, int seat, rules_result *out)
+static void cw_resign_result(const rules_position *pos, int player_seat, rules_result *out)
 {
 	rules_position p = *pos;
 	char prefix[64];
+	int seat = army_of_seat(pos, player_seat);
+	unsigned players = pos->var->players;
 
 	memset(out, 0, sizeof *out);
-	if (seat < 0 || seat >= NSEATS || pos->over)
+	if (seat < 0 || pos->over)
 		return;
 	for (int r = 0; r < SIZE; r++)
 		for (int f = 0; f < SIZE; f++)
@@ -1570,13 +1667,13 @@ static void cw_resign_result(const rules_position *pos, int seat, rules_result *
 		finish(&p, capital_king(&p) ? OVER_WIN : OVER_DRAW, NULL);
 	else
 		finish(&p, OVER_PASSES, NULL);
-	set_ranks(out, p.holders);
+	set_ranks(&p, out, p.holders);
 	if (p.over == OVER_PASSES) {
 		char who[64], rest[64];
 		names_of(p.holders, who, sizeof who);
-		names_of(15u & ~p.holders, rest, sizeof rest);
+		names_of(players & ~p.holders, rest, sizeof rest);
 		snprintf(out->summary, sizeof out->summary, "%.18sThe game stops: draw for %.40s (%.30s %s)",
-			 prefix, who, rest, popcount4(15u & ~p.holders) == 1 ? "loses" : "lose");
+			 prefix, who, rest, popcount4(players & ~p.holders) == 1 ? "loses" : "lose");
 	} else {
 		summary_of(&p, p.over, prefix, out->summary, sizeof out->summary);
 	}
@@ -1591,7 +1688,8 @@ static void cw_resign_result(const rules_position *pos, int seat, rules_result *
  * army (s, w, n, e) and its letter (K Q R G B A N O P M).
  * <slot> is the army whose slot it is (S, W, N or E), or '-' once the game is over.
  * <controllers> is four letters, the player moving the South, West, North and East army ("SWNE"
- * when everybody moves their own; "SSNE" when South moves West's army).
+ * when everybody moves their own; "SSNE" when South moves West's army), or '-' for an army of no
+ * player that nobody moves: the neutral army, or an army not in the game.
  * <bonds> is four characters, for South, West, North and East: '-' or the overlord's letter.
  * <declarations> is four fields separated by ',', for South, West, North and East: '-' or the
  * letters of the seats that player has declared alliance with, in seat order ("N,-,S,-": South
@@ -1606,13 +1704,17 @@ static void cw_resign_result(const rules_position *pos, int seat, rules_result *
  *   wRwN.wP...........          wR..wP...........           wB..wP....nPnPnPnPnPnPnP
  *   .wQ.wP...........           .wK.wP....nNnN..nQnK.       ...wP....nBnRnRnB...
  * followed by ":S:SWNE:----:-,-,-,-:0:-".
+ *
+ * The variants write the same text after their own prefix: "cw2p1:" for two players (no West or
+ * East pieces; controllers "S-N-"), "cw3p1:" for three (controllers "SWN-" while East's army is
+ * neutral, "SWNS" once South has captured its King).
  */
 static char *cw_serialize(const rules_position *pos)
 {
-	size_t cap = sizeof TAG + SIZE * (SIZE * 2 + 1) + 64, len = 0;
+	size_t cap = strlen(pos->var->tag) + SIZE * (SIZE * 2 + 1) + 64, len = 0;
 	char *s = xmalloc(cap);
 
-	len += (size_t)snprintf(s, cap, "%s", TAG);
+	len += (size_t)snprintf(s, cap, "%s", pos->var->tag);
 	for (int r = 0; r < SIZE; r++) {
 		for (int f = 0; f < SIZE; f++) {
 			const square *c = &pos->board[r][f];
@@ -1628,7 +1730,7 @@ static char *cw_serialize(const rules_position *pos)
 	s[len++] = pos->over ? '-' : seat_letters[pos->slot];
 	s[len++] = ':';
 	for (int a = 0; a < NSEATS; a++)
-		s[len++] = seat_letters[pos->ctrl[a]];
+		s[len++] = pos->ctrl[a] == NEUTRAL ? '-' : seat_letters[pos->ctrl[a]];
 	s[len++] = ':';
 	for (int a = 0; a < NSEATS; a++)
 		s[len++] = pos->bound[a] >= 0 ? seat_letters[pos->bound[a]] : '-';
@@ -1678,16 +1780,18 @@ static int read_set(const char **pp, unsigned *mask)
 	return engine_read_seat_set(pp, seat_letters, mask) || !*mask ? -1 : 0;
 }
 
-static int cw_deserialize(const char *text, rules_position **out, rules_error *err)
+static int deserialize_variant(const cw_variant *var, const char *text, rules_position **out,
+			       rules_error *err)
 {
 	rules_position pos;
 	const char *p;
-	int kings[NSEATS] = { 0, 0, 0, 0 }, count[NSEATS] = { 0, 0, 0, 0 }, in_play = 0;
+	int kings[NSEATS] = { 0, 0, 0, 0 }, count[NSEATS] = { 0, 0, 0, 0 }, in_play;
 
 	*out = NULL;
-	if (!(p = engine_position_body(text, TAG, "a Civil War", err)))
+	if (!(p = engine_position_body(text, var->tag, "a Civil War", err)))
 		return RULES_E_DATA;
 	memset(&pos, 0, sizeof pos);
+	pos.var = var;
 	for (int r = 0; r < SIZE; r++) {
 		for (int f = 0; f < SIZE; f++) {
 			square *c = &pos.board[r][f];
@@ -1717,20 +1821,25 @@ static int cw_deserialize(const char *text, rules_position **out, rules_error *e
 	for (int a = 0; a < NSEATS; a++) {
 		if (kings[a] > 1 || count[a] > 15)
 			return bad_data(err, "too many pieces in an army");
-		in_play += count[a] > 0;
+		if (count[a] && !(var->armies >> a & 1u))
+			return bad_data(err, "pieces of an army that is not in this game");
 	}
 	if (engine_read_seat_field(&p, seat_letters, &pos.slot))
 		return bad_data(err, "bad slot");
-	for (int a = 0; a < NSEATS; a++)
-		if ((pos.ctrl[a] = seat_of_letter(*p++)) < 0)
+	for (int a = 0; a < NSEATS; a++) {
+		char ch = *p++;
+		if (ch == '-' && !is_player(&pos, a))
+			pos.ctrl[a] = NEUTRAL;
+		else if ((pos.ctrl[a] = seat_of_letter(ch)) < 0 || !is_player(&pos, pos.ctrl[a]))
 			return bad_data(err, "bad controllers");
+	}
 	if (*p++ != ':')
 		return bad_data(err, "bad controllers");
 	for (int a = 0; a < NSEATS; a++) {
 		char ch = *p++;
 		if (ch == '-')
 			pos.bound[a] = -1;
-		else if ((pos.bound[a] = seat_of_letter(ch)) < 0)
+		else if ((pos.bound[a] = seat_of_letter(ch)) < 0 || !is_player(&pos, a))
 			return bad_data(err, "bad bonds");
 	}
 	if (*p++ != ':')
@@ -1759,25 +1868,28 @@ static int cw_deserialize(const char *text, rules_position **out, rules_error *e
 		if (*p++ != '=' || read_set(&p, &pos.holders) || *p || !pos.holders)
 			return bad_data(err, "bad result");
 	}
+	in_play = slot_armies(&pos);
 
 	/* Consistency of control, bonds and declarations (docs/rules/civil-war.md, Losing your King:
 	 * bound players and controlled armies, Betrayal, Alliances). */
 	for (int a = 0; a < NSEATS; a++) {
-		int c = pos.ctrl[a], o = pos.bound[a];
-		if (!count[a] && (c != a || o >= 0 || pos.decl[a]))
+		int c = pos.ctrl[a], o = pos.bound[a], home = home_ctrl(&pos, a);
+		if (!count[a] && (c != home || o >= 0 || pos.decl[a]))
 			return bad_data(err, "an army that is out still takes part");
 		if (pos.decl[a] & (1u << a))
 			return bad_data(err, "a declaration toward oneself");
+		if (pos.decl[a] && (!var->alliances || !is_player(&pos, a)))
+			return bad_data(err, "a declaration where there are no alliances");
 		for (int t = 0; t < NSEATS; t++)
-			if ((pos.decl[a] >> t & 1u) && !count[t])
+			if ((pos.decl[a] >> t & 1u) && (!count[t] || !is_player(&pos, t)))
 				return bad_data(err, "a declaration toward a player who is out");
-		if (c != a && (kings[a] || !count[c] || pos.ctrl[c] != c || o >= 0))
+		if (c != home && (kings[a] || !count[c] || pos.ctrl[c] != c || o >= 0))
 			return bad_data(err, "an impossible controller");
 		if (o >= 0 && (o == a || kings[a] || !count[o] || pos.ctrl[o] != o))
 			return bad_data(err, "an impossible bond");
 	}
 	if (pos.over == OVER_NO) {
-		if (pos.slot < 0 || !count[pos.slot] || pos.passes >= in_play)
+		if (pos.slot < 0 || !count[pos.slot] || pos.ctrl[pos.slot] == NEUTRAL || pos.passes >= in_play)
 			return bad_data(err, "the slot does not fit the armies in play");
 		if (end_condition(&pos) || !king_holders(&pos))
 			return bad_data(err, "a game that should have ended");
@@ -1792,9 +1904,11 @@ static int cw_deserialize(const char *text, rules_position **out, rules_error *e
 	return 0;
 }
 
+
 /*
  * As drawn for South: rank 15 at the top, file a on the left. A cell holds the piece letter, its
- * army as owner and its army's facing; kinds are "fortress", "capital" and "lane" (rank 8 and
+ * army's seat as owner (for an army of no player: its controller's seat, or none and neutral) and
+ * its army's facing; kinds are "fortress", "capital" and "lane" (rank 8 and
  * file h); walls are drawn on both cells of every wall segment, never on a gate.
  */
 static void cw_view(const rules_position *pos, rules_view *out)
@@ -1839,7 +1953,10 @@ static void cw_view(const rules_position *pos, rules_view *out)
 			if (!c->type)
 				continue;
 			cell->piece[0] = (char)c->type;
-			cell->owner = (signed char)c->army;
+			/* An army of no player is drawn as its controller's, or neutral. */
+			cell->owner = (signed char)seat_of_army(pos, is_player(pos, c->army) ? c->army
+								 : pos->ctrl[c->army]);
+			cell->neutral = cell->owner < 0;
 			cell->facing = (signed char)facing_of(c->army);
 		}
 	}
@@ -1893,7 +2010,7 @@ static void cw_view(const rules_position *pos, rules_view *out)
 		any = 0;
 		for (int a = 0; a < NSEATS; a++) {
 			size_t len = strlen(line);
-			if (!counts[a] || army_has(pos, a, 'K'))
+			if (!counts[a] || army_has(pos, a, 'K') || !is_player(pos, a))
 				continue;
 			if (pos->ctrl[a] != a)
 				snprintf(line + len, sizeof line - len, "%s%s (army moved by %s)", any ? "; " : "",
@@ -1908,10 +2025,20 @@ static void cw_view(const rules_position *pos, rules_view *out)
 		if (any)
 			snprintf(out->notes[n++], sizeof out->notes[0], "Without a King: %.140s", line);
 	}
+	for (int a = 0; a < NSEATS; a++) {
+		if (!counts[a] || is_player(pos, a))
+			continue;
+		if (pos->ctrl[a] == NEUTRAL)
+			snprintf(out->notes[n++], sizeof out->notes[0],
+				 "Neutral: %s's army (never moves; whoever captures its King takes it)", seat_names[a]);
+		else
+			snprintf(out->notes[n++], sizeof out->notes[0], "%s's army (no player's): moved by %s",
+				 seat_names[a], seat_names[pos->ctrl[a]]);
+	}
 	{
 		unsigned outs = 0;
 		for (int a = 0; a < NSEATS; a++)
-			outs |= (unsigned)!counts[a] << a;
+			outs |= (unsigned)(!counts[a] && is_player(pos, a)) << a;
 		if (outs)
 			snprintf(out->notes[n++], sizeof out->notes[0], "Out: %s", names_of(outs, who, sizeof who));
 	}
@@ -1980,43 +2107,106 @@ static void cw_gesture(const rules_position *pos, const rules_move *move, rules_
 
 /* South's home (the bottom-left quadrant, forward up) is at the bottom as drawn; the others are
  * the same layout turned (see the house layout table). */
-static int cw_view_quarter_turns(int seat)
+static int quarter_turns_of(const cw_variant *var, int seat)
 {
-	return seat >= 0 && seat < NSEATS ? LAYOUT.quarter_turns[seat] : 0;
+	return seat >= 0 && seat < var->nseats ? LAYOUT.quarter_turns[var->army[seat]] : 0;
 }
 
+/* The functions of rules.h that start from no position, one set per variant. */
+#define CW_VARIANT_ENTRIES(prefix, var) \
+	static int prefix##_start(const char *options, rules_position **out, rules_error *err) \
+	{ \
+		return start_variant(&var, options, out, err); \
+	} \
+	static int prefix##_deserialize(const char *text, rules_position **out, rules_error *err) \
+	{ \
+		return deserialize_variant(&var, text, out, err); \
+	} \
+	static int prefix##_view_quarter_turns(int seat) \
+	{ \
+		return quarter_turns_of(&var, seat); \
+	}
+
+CW_VARIANT_ENTRIES(cw, FOUR)
+CW_VARIANT_ENTRIES(cw2, TWO)
+CW_VARIANT_ENTRIES(cw3, THREE)
+
+/* What the three games share: the engine's functions but those that start from no position. */
+#define CW_ENGINE \
+	.version = 1, \
+	.legend = "K King, Q Queen, R Prince, G Grand Prince (promoted Prince), B Bishop, A Archbishop, N Knight, O Baron, P Pawn, M Pikeman", \
+	.draw_rank = 1, \
+	.free_position = engine_free_flat, \
+	.clone = cw_clone, \
+	.parse = cw_parse, \
+	.format = cw_format, \
+	.legal_moves = cw_legal_moves, \
+	.continuations = engine_no_continuations, \
+	.apply = cw_apply, \
+	.turn = cw_turn, \
+	.result = cw_result, \
+	.serialize = cw_serialize, \
+	.in_play = cw_in_play, \
+	.view = cw_view, \
+	.gesture = cw_gesture
+
+#define CW_CHOICE_HELP \
+	"No move is ever partial: every action is written whole, a Capital attack with '!' " \
+	"(Rh5-h7! or Rh7!) and a betrayal as G<square>=K."
+#define CW_ALLIANCE_HELP \
+	" Alliance declarations (ally <seat>, break <seat>) may be sent at any time, alone or after an " \
+	"action and ';'."
+
 const rules_game rules_civil_war = {
+	CW_ENGINE,
 	.id = "civil-war",
 	.title = "Civil War",
 	.summary = "Four-player war game on a 15x15 board with walled fortresses and a Capital: attacks are "
 		"settled with a twelve-sided die, alliances are declared in public, and a player who loses the "
 		"King may lose the army or betray with a Grand Prince.",
-	.version = 1,
 	.nseats = NSEATS,
 	.seat_names = seat_names,
-	.legend = "K King, Q Queen, R Prince, G Grand Prince (promoted Prince), B Bishop, A Archbishop, N Knight, O Baron, P Pawn, M Pikeman",
-	.choice_help =
-		"No move is ever partial: every action is written whole, a Capital attack with '!' "
-		"(Rh5-h7! or Rh7!) and a betrayal as G<square>=K. Alliance declarations (ally <seat>, "
-		"break <seat>) may be sent at any time, alone or after an action and ';'.",
-	.draw_rank = 1,
+	.choice_help = CW_CHOICE_HELP CW_ALLIANCE_HELP,
 	.start = cw_start,
-	.free_position = engine_free_flat,
-	.clone = cw_clone,
-	.parse = cw_parse,
-	.format = cw_format,
-	.legal_moves = cw_legal_moves,
 	.anytime_moves = cw_anytime_moves,
-	.continuations = engine_no_continuations,
-	.apply = cw_apply,
-	.turn = cw_turn,
-	.result = cw_result,
-	.serialize = cw_serialize,
 	.deserialize = cw_deserialize,
 	.resign_result = cw_resign_result,
-	.in_play = cw_in_play,
 	.resign = cw_resign,
-	.view = cw_view,
-	.gesture = cw_gesture,
 	.view_quarter_turns = cw_view_quarter_turns,
+};
+
+static const char *const seat_names_2[] = { "South", "North" };
+
+/* Two players: a resignation ends the game, won by the other player (rules.h's default). */
+const rules_game rules_civil_war_2 = {
+	CW_ENGINE,
+	.id = "civil-war-2",
+	.title = "Civil War for two",
+	.summary = "Civil War for two players, South against North on the walled 15x15 board: the first "
+		"King captured ends the game, won by a captor whose King holds the Capital, else drawn.",
+	.nseats = 2,
+	.seat_names = seat_names_2,
+	.choice_help = CW_CHOICE_HELP " There are no alliances.",
+	.start = cw2_start,
+	.deserialize = cw2_deserialize,
+	.view_quarter_turns = cw2_view_quarter_turns,
+};
+
+static const char *const seat_names_3[] = { "South", "West", "North" };
+
+const rules_game rules_civil_war_3 = {
+	CW_ENGINE,
+	.id = "civil-war-3",
+	.title = "Civil War for three",
+	.summary = "Civil War for three players beside a neutral East army that never moves: whoever "
+		"captures its King takes its pieces; alliances, control and betrayal as for four.",
+	.nseats = 3,
+	.seat_names = seat_names_3,
+	.choice_help = CW_CHOICE_HELP CW_ALLIANCE_HELP,
+	.start = cw3_start,
+	.anytime_moves = cw_anytime_moves,
+	.deserialize = cw3_deserialize,
+	.resign_result = cw_resign_result,
+	.resign = cw_resign,
+	.view_quarter_turns = cw3_view_quarter_turns,
 };

@@ -11,6 +11,8 @@
 extern const rules_game rules_nchess;
 extern const rules_game rules_complex_allegiance;
 extern const rules_game rules_civil_war;
+extern const rules_game rules_civil_war_2;
+extern const rules_game rules_civil_war_3;
 extern const rules_game rules_conversion_chess;
 extern const rules_game rules_cyvasse;
 
@@ -18,6 +20,8 @@ const rules_game *const rules_games[] = {
 	&rules_nchess,
 	&rules_complex_allegiance,
 	&rules_civil_war,
+	&rules_civil_war_2,
+	&rules_civil_war_3,
 	&rules_conversion_chess,
 	&rules_cyvasse,
 	NULL,

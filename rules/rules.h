@@ -92,6 +92,7 @@ typedef struct rules_cell {
 	char name[8];    /* the square as the notation writes it ("5 3", "e1"); "" = "<row> <col>" labels */
 	unsigned char walls;  /* sides of the cell with a wall, as drawn: RULES_WALL_* bits */
 	signed char facing;   /* where the piece's front points, as drawn: RULES_FACING_*, or -1 (0 if unused) */
+	unsigned char neutral;  /* a piece of a neutral army, which belongs to no seat (owner -1) */
 } rules_cell;
 
 #define RULES_WALL_TOP 1

@@ -25,7 +25,7 @@ static const struct {
 	{"South", "#1f3f8a", "#0d2255", "#fff"}, {"North", "#8a1f2b", "#55101a", "#fff"},
 	{"East", "#1d6b3a", "#0d3d20", "#fff"}, {"West", "#6b3a8a", "#3d1f52", "#fff"},
 	{"White", "#fffdf7", "#2b2b2b", BOARD_INK}, {"Black", "#2b2622", "#000", "#fff"},
-	{"shared", "#f3d98a", "#8a5a00", BOARD_INK},
+	{"shared", "#f3d98a", "#8a5a00", BOARD_INK}, {"neutral", "#6e6a60", "#45423b", "#fff"},
 };
 
 const char *board_cell_kind(const rules_cell *cell)
@@ -55,7 +55,8 @@ board_square_paint board_square_look(const char *kind, const char *shade, int la
 
 const char *board_piece_side(const rules_game *rules, const rules_cell *cell)
 {
-	return cell->controllers ? "shared" : cell->owner >= 0 ? rules->seat_names[cell->owner] : "none";
+	return cell->controllers ? "shared" : cell->owner >= 0 ? rules->seat_names[cell->owner]
+		: cell->neutral ? "neutral" : "none";
 }
 
 board_piece_paint board_piece_look(const char *side)
@@ -86,6 +87,8 @@ char *board_piece_title(const rules_game *rules, const rules_cell *cell)
 	}
 	if (cell->owner >= 0)
 		return xasprintf("%s %s", rules->seat_names[cell->owner], cell->piece);
+	if (cell->neutral)
+		return xasprintf("neutral %s", cell->piece);
 	return xstrdup(cell->piece);
 }
 
@@ -132,7 +135,7 @@ char *board_words(const rules_game *rules, const rules_view *v)
 {
 	GString *text = g_string_new(NULL);
 	unsigned shared[RULES_MAX_ROWS * RULES_MAX_COLS];
-	int nshared = 0, unowned = 0;
+	int nshared = 0, unowned = 0, neutral = 0;
 
 	for (int s = 0; s < rules->nseats; s++) {
 		size_t at = text->len;
@@ -148,6 +151,7 @@ char *board_words(const rules_game *rules, const rules_view *v)
 			const rules_cell *cell = &v->cell[r][c];
 			int seen = 0;
 			unowned |= cell->piece[0] && !cell->controllers && cell->owner < 0;
+			neutral |= cell->piece[0] && cell->neutral;
 			for (int i = 0; i < nshared; i++)
 				seen |= shared[i] == cell->controllers;
 			if (cell->piece[0] && cell->controllers && !seen)
@@ -163,7 +167,8 @@ char *board_words(const rules_game *rules, const rules_view *v)
 		army_text(rules, v, -1, shared[i], text);
 	}
 	if (unowned) {
-		g_string_append_printf(text, "%sof no side: ", text->len ? "; " : "");
+		/* A game's pieces of no seat are all of one kind: a neutral army's, or of no side. */
+		g_string_append_printf(text, "%s%s: ", text->len ? "; " : "", neutral ? "neutral" : "of no side");
 		army_text(rules, v, -1, 0, text);
 	}
 	if (!text->len)

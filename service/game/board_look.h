@@ -39,10 +39,11 @@ const char *board_cell_shade(int r, int c);
 /* The paint of a square of kind and shade (as named above); last: one of the last move's squares. */
 board_square_paint board_square_look(const char *kind, const char *shade, int last);
 
-/* The side a piece is drawn in: its owner's seat name, "shared", or "none" (no owner). */
+/* The side a piece is drawn in: its owner's seat name, "shared", "neutral" (a neutral army's), or
+ * "none" (no owner). */
 const char *board_piece_side(const rules_game *rules, const rules_cell *cell);
 
-/* The paint of a piece of side (a seat name, "shared" or "none"). */
+/* The paint of a piece of side (a seat name, "shared", "neutral" or "none"). */
 board_piece_paint board_piece_look(const char *side);
 
 /* What a piece is, for titles: "South's C" or "C shared by East and West" (malloc'd). */
@@ -51,7 +52,8 @@ char *board_piece_title(const rules_game *rules, const rules_cell *cell);
 /*
  * The position of v in words, the board's text alternative wherever it is
  * drawn (malloc'd): each army's pieces by their names in the game's legend,
- * with their squares, then the shared pieces, those of no side and those
+ * with their squares, then the shared pieces, those of no side (or of a
+ * neutral army: "neutral: King n2") and those
  * held off the board: "South: Chariot 9 1, Knight 9 2; North: ...; shared
  * by East and West: Pawn b2; in South's prison: Knight." or "No pieces on
  * the board."

@@ -32,12 +32,14 @@ static json_t *board_model(const game_loaded *g, int seat, json_t *last_places)
 {
 	rules_view *v = xmalloc(sizeof *v);
 	json_t *holdings = json_array();
-	int shared = 0;
+	int shared = 0, neutral = 0;
 
 	view_oriented(g, seat, v);
 	for (int r = 0; r < v->rows; r++)
-		for (int c = 0; c < v->cols; c++)
+		for (int c = 0; c < v->cols; c++) {
 			shared |= v->cell[r][c].controllers != 0;
+			neutral |= v->cell[r][c].piece[0] && v->cell[r][c].neutral;
+		}
 	for (int h = 0; h < v->nholdings; h++) {
 		const rules_holding *hd = &v->holding[h];
 		json_t *pieces = json_array();
@@ -65,8 +67,8 @@ static json_t *board_model(const game_loaded *g, int seat, json_t *last_places)
 			if (!seen)
 				json_array_append_new(kinds, json_string(k));
 		}
-	json_t *out = json_pack("{s:o, s:o, s:b, s:b, s:b, s:o, s:b, s:o, s:b}", "svg", board_svg(g, seat, v, last_places),
-				"holdings", holdings, "has_holdings", v->nholdings > 0, "shared", shared,
+	json_t *out = json_pack("{s:o, s:o, s:b, s:b, s:b, s:b, s:o, s:b, s:o, s:b}", "svg", board_svg(g, seat, v, last_places),
+				"holdings", holdings, "has_holdings", v->nholdings > 0, "shared", shared, "neutral", neutral,
 				"has_facing", v->has_facing,
 				"notes", notes, "has_kinds", json_array_size(kinds) > 0, "kinds", kinds,
 				"has_anchored", anchored);

@@ -5,6 +5,7 @@
 #include "game/game.h"
 #include "game/view.h"
 #include "pages/board.h"
+#include "pages/tmpl.h"
 #include "pipeline/pipeline.h"
 #include "xalloc.h"
 
@@ -244,15 +245,26 @@ out:
 	}
 }
 
+/*
+ * The rules page of a game: templates/rules-<id>.html or, for a variant without a page of its own
+ * (civil-war-2), the page of the game it varies, found by dropping the id's last "-part"; the page
+ * is then told it shows a variant.
+ */
 void page_rules(http_request *req, http_response *res)
 {
 	const rules_game *g = rules_find(req->params[0], 0);
 	char name[64];
+	char *dash;
+	int variant = 0;
 
 	if (!g)
 		return http_reply_error(req, res, E_NOT_FOUND, "there is no game by that name");
 	snprintf(name, sizeof name, "rules-%s.html", g->id);
-	page_render(req, res, 200, name, json_pack("{s:s, s:s, s:i, s:s, s:i, s:b}", "title", g->title,
+	while (!tmpl_file_get(name, NULL) && (dash = strrchr(name, '-')) && dash > name + strlen("rules")) {
+		strcpy(dash, ".html");
+		variant = 1;
+	}
+	page_render(req, res, 200, name, json_pack("{s:s, s:s, s:i, s:s, s:i, s:b, s:b}", "title", g->title,
 		"id", g->id, "rules_version", g->version, "choice_help", g->choice_help,
-		"ply_limit", game_ply_limit(g), "leaves_on_time", g->resign != NULL));
+		"ply_limit", game_ply_limit(g), "leaves_on_time", g->resign != NULL, "variant", variant));
 }

@@ -40,19 +40,6 @@ CW_ALLIANCES_START = [("North", "South"), ("East", "South"), ("North", "East"), 
 CW_ALLIANCES_LATER = [("South", "North"), ("South", "East")]
 
 
-def bottom_row_cw(seat):
-    """Civil War: South sees rank 1 (a1 to o1) at the bottom; every next seat's view is
-    South's turned by (file, rank) -> (rank, 16 - file) (docs/rules/civil-war.md, Starting position)."""
-    turns = CW_SEATS.index(seat)
-    out = []
-    for f in range(1, 16):
-        x, y = f, 1
-        for _ in range(turns):
-            x, y = y, 16 - x
-        out.append("%s%d" % (cw.FILES[x - 1], y))
-    return out
-
-
 def cw_expected(game):
     pos = game["position"]
     out = {}
@@ -189,7 +176,7 @@ class CivilWarClickTest(FourTabsCase):
             self.assertEqual(board[CAPITAL], "", "%s: the King stays on the Capital" % what)
 
     def play_civil_war(self):
-        game = self.start_game("civil-war", CW_SEATS, cw.NAMES, bottom_row_cw)
+        game = self.start_game("civil-war", CW_SEATS, cw.NAMES, cw.bottom_row)
         for s in CW_SEATS:
             game.tabs[s].screenshot("play-four-cw-start-%s" % s.lower(), full_page=True)
         rnd = random.Random(CW_SEED)
@@ -250,7 +237,7 @@ class CivilWarClickTest(FourTabsCase):
         self.assertEqual(final["result"]["ranks"], [1, 4, 1, 1], final["result"])
         for s in CW_SEATS:
             game.tabs[s].screenshot("play-four-cw-end-%s" % s.lower(), full_page=True)
-            self.check_orientation(game.tabs[s], s, bottom_row_cw(s))
+            self.check_orientation(game.tabs[s], s, cw.bottom_row(s))
         self.no_console_errors(game)
         return ("%d plies (%d moves, %d declarations), %d clicks; attacks %d; Capital attacks %s; "
                 "choices %s; King lost: %s; %s (%.1f s)" % (

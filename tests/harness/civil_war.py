@@ -39,6 +39,19 @@ KING_STEPS = tuple((df, dr) for df in (-1, 0, 1) for dr in (-1, 0, 1) if df or d
 HUNTERS = "QGARO"        # the pieces that chase the victim's King: they can turn
 
 
+def bottom_row(seat):
+    """The seat's home edge as its board is drawn for it, left to right: South sees rank 1 (a1 to
+    o1) at the bottom; every next seat's view is South's turned by (file, rank) -> (rank, 16 - file)
+    (Starting position)."""
+    out = []
+    for f in range(1, 16):
+        x, y = f, 1
+        for _ in range(SEATS.index(seat)):
+            x, y = y, 16 - x
+        out.append(f"{FILES[x - 1]}{y}")
+    return out
+
+
 def xy(sq):
     return FILES.index(sq[0]), int(sq[1:])
 

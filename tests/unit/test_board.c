@@ -240,6 +240,43 @@ static void test_mail_table(void **state)
 	g.rules->free_position(g.pos);
 }
 
+/* Civil War's variants: the neutral East army of the game of three in its own muted colour, in
+ * the image (with its words) and the mail's table; the empty quadrants of the game of two. */
+static void test_civil_war_variants(void **state)
+{
+	game_loaded g;
+	db_game rec;
+	json_t *b;
+	size_t i, pieces = 0;
+	json_t *c;
+	(void)state;
+
+	fresh("civil-war-3", &g, &rec);
+	char *svg = board_image_svg(&g, 0, 0, NULL), *t = mail_board_html(&g, 0);
+	const char *n2 = strstr(svg, "data-square=\"n2\"");
+	assert_non_null(n2);
+	assert_non_null(strstr(n2, "<g class=\"pc side-neutral\" data-piece=\"K\" data-side=\"neutral\"><circle r=\"14\" "
+				   "fill=\"#6e6a60\" stroke=\"#45423b\""));
+	assert_non_null(strstr(svg, "; neutral: Pawn l7, Knight n7, Bishop o7,"));
+	assert_non_null(strstr(t, "title=\"n2: neutral K\" data-piece=\"K\" data-side=\"neutral\">"));
+	assert_non_null(strstr(t, "background:#6e6a60;color:#fff;border:1px solid #45423b;"));
+	free(svg);
+	free(t);
+	g.rules->free_position(g.pos);
+
+	b = drawn("civil-war-2", 1, NULL, NULL);
+	json_array_foreach(json_object_get(b, "cells"), i, c) {
+		const char *sq = json_string_value(json_object_get(c, "square"));
+		int f = sq[0] - 'a', r = atoi(sq + 1);
+		if (!json_object_get(c, "piece"))
+			continue;
+		pieces++;
+		assert_true((f < 7 && r < 8) || (f > 7 && r > 8));      /* South's and North's quadrants only */
+	}
+	assert_int_equal(pieces, 30);
+	json_decref(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_civil_war_walls_and_facings),
 		cmocka_unit_test(test_image_svg),
 		cmocka_unit_test(test_mail_table),
+		cmocka_unit_test(test_civil_war_variants),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

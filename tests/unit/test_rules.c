@@ -47,6 +47,11 @@ static const game_facts facts[] = {
 	/* Civil War reads a zeroed move as South's declarations, none of them: allowed, and idle. */
 	{ "civil-war", "Civil War", 1, "South West North East", 1, 1, 0, RULES_OK,
 	  { "G<square>=K", "ally <seat>, break <seat>" } },
+	/* Two players: no alliances, and a resignation ends the game with the other player's win. */
+	{ "civil-war-2", "Civil War for two", 1, "South North", 1, 0, 0, RULES_OK,
+	  { "G<square>=K", "no alliances" } },
+	{ "civil-war-3", "Civil War for three", 1, "South West North", 1, 1, 0, RULES_OK,
+	  { "G<square>=K", "ally <seat>, break <seat>" } },
 	{ "conversion-chess", "Conversion Chess", 1, "White Black", 0, 0, 0, RULES_E_ILLEGAL,
 	  { "Pe4xe5 disp(S)", "Pe6-e7 / Pe7=B" } },
 	{ "cyvasse", "Nine-Tile Cyvasse", 1, "White Black", 0, 0, 1, RULES_E_ILLEGAL, { "setup default" } },
@@ -94,7 +99,7 @@ static void test_registry(void **state)
 		assert_true(G->serialize && G->deserialize && G->view && G->gesture && G->view_quarter_turns);
 		assert_int_equal(G->view_for == NULL, G->has_secrets == NULL);
 	}
-	assert_int_equal(n, 5);
+	assert_int_equal(n, 7);
 	assert_null(rules_find("no-such-game", 0));
 }
 
@@ -103,7 +108,7 @@ static void test_metadata(void **state)
 {
 	(void)state;
 
-	assert_int_equal(sizeof facts / sizeof facts[0], 5);
+	assert_int_equal(sizeof facts / sizeof facts[0], 7);
 	for (const rules_game *const *g = rules_games; *g; g++) {
 		const game_facts *f;
 
@@ -122,8 +127,8 @@ static void test_metadata(void **state)
 
 /* ---- random games ---- */
 
-/* The drawn state holds together: cells within the board, a piece with an owner or controllers,
- * an empty cell with neither; holdings of known seats. */
+/* The drawn state holds together: cells within the board, a piece with an owner, controllers or
+ * none when neutral, an empty cell with neither; holdings of known seats. */
 static void check_view(const rules_position *pos)
 {
 	rules_view v;
@@ -136,6 +141,10 @@ static void check_view(const rules_position *pos)
 			assert_non_null(memchr(cell->piece, 0, sizeof cell->piece));
 			assert_true(cell->owner >= -1 && cell->owner < G->nseats);
 			if (!cell->piece[0]) {
+				assert_int_equal(cell->owner, -1);
+				assert_int_equal(cell->controllers, 0);
+				assert_int_equal(cell->neutral, 0);
+			} else if (cell->neutral) {
 				assert_int_equal(cell->owner, -1);
 				assert_int_equal(cell->controllers, 0);
 			} else {

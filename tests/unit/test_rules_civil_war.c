@@ -1,6 +1,7 @@
 /* test_rules_civil_war.c - the Civil War rules against docs/rules/civil-war.md: scenarios CW1-CW31,
  * the attack table with scripted dice and with the server's dice recipe, notation, position text,
- * view, round trips and random games. */
+ * view, round trips and random games; the variants for two and for three players (CW2-1 to
+ * CW3-5). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,7 +17,12 @@
 #include "rules_check.h"
 
 extern const rules_game rules_civil_war;
-static const rules_game *const G = &rules_civil_war;
+extern const rules_game rules_civil_war_2;
+extern const rules_game rules_civil_war_3;
+
+/* The game under test: the four-player game, or a variant while its tests run (variant_setup). */
+static const rules_game *G = &rules_civil_war;
+static const char *tag = "cw1:";        /* its position texts' prefix */
 
 enum { SOUTH = 0, WEST = 1, NORTH = 2, EAST = 3 };
 
@@ -66,7 +72,7 @@ static void place(grid_t g, const char *pieces)
 static char *grid_text(grid_t g, const char *tail)
 {
 	static char text[1024];
-	size_t n = (size_t)snprintf(text, sizeof text, "cw1:");
+	size_t n = (size_t)snprintf(text, sizeof text, "%s", tag);
 
 	for (int r = 0; r < 15; r++) {
 		for (int f = 0; f < 15; f++)
@@ -140,9 +146,10 @@ static int seat_of_letter(char ch)
 	return ch && p ? (int)(p - "SWNE") : -1;
 }
 
-/* The player who moves the army whose slot it is, or -1 once over. */
+/* The seat of the player who moves the army whose slot it is, or -1 once over. */
 static int actor(const rules_position *pos)
 {
+	static const char *const names[] = { "South", "West", "North", "East" };
 	char *s = G->serialize(pos), *p = s;
 	int slot, who = -1;
 
@@ -152,7 +159,7 @@ static int actor(const rules_position *pos)
 	if (slot >= 0)
 		who = seat_of_letter(p[2 + slot]);
 	free(s);
-	return who;
+	return who < 0 ? -1 : rules_seat_index(G, names[who]);
 }
 
 static int slot_of(const rules_position *pos)
@@ -1884,7 +1891,7 @@ static void test_round_trip_listed_moves(void **state)
 
 /* What the random games did. */
 static int n_roll, n_attack, n_capital, n_king, n_bound, n_control, n_out, n_promo, n_betray,
-	n_pass, n_alliance, n_win, n_draw, n_passes_end, n_free, n_return;
+	n_pass, n_alliance, n_win, n_draw, n_passes_end, n_free, n_return, n_neutral;
 
 static int count_str(const char *s, const char *what)
 {
@@ -1898,8 +1905,20 @@ static int count_str(const char *s, const char *what)
 }
 
 /* Invariants after each ply; *npieces is the count before. */
+/* The seat of an army in the game under test, -1 for an army of no player. */
+static int seat_of_army(int army)
+{
+	static const char *const names[] = { "South", "West", "North", "East" };
+
+	return rules_seat_index(G, names[army]);
+}
+
+/* What holds after every ply of any Civil War game (the variants' too): pieces and Kings per
+ * army (known by its facing), promotions, the Capital, the result's ranks by seat, who may act. */
 static void check_invariants(const rules_position *pos, const char *note, int *npieces)
 {
+	/* The army facing each way as drawn for South: up, right, down, left. */
+	static const int army_facing[4] = { SOUTH, WEST, NORTH, EAST };
 	rules_view v;
 	rules_result res;
 	int kings[4] = { 0 }, count = 0, armies[4] = { 0 };
@@ -1913,14 +1932,21 @@ static void check_invariants(const rules_position *pos, const char *note, int *n
 			int rank = 15 - r, file = c + 1, fort;
 			fort = file <= 3 && rank <= 3 ? SOUTH : file <= 3 && rank >= 13 ? WEST
 				: file >= 13 && rank >= 13 ? NORTH : file >= 13 && rank <= 3 ? EAST : -1;
+			int army;
 			if (!cell->piece[0])
 				continue;
 			count++;
-			armies[cell->owner]++;
+			assert_true(cell->facing >= 0 && cell->facing < 4);
+			army = army_facing[cell->facing];
+			if (seat_of_army(army) >= 0)
+				assert_int_equal(cell->owner, seat_of_army(army));
+			else    /* an army of no player: neutral, or drawn as its controller's */
+				assert_int_equal(cell->neutral, cell->owner < 0);
+			armies[army]++;
 			assert_non_null(strchr("KQRGBANOPM", cell->piece[0]));
 			if (cell->piece[0] == 'K')
-				kings[cell->owner]++;
-			if (fort >= 0 && fort != cell->owner)
+				kings[army]++;
+			if (fort >= 0 && fort != army)
 				assert_null(strchr("RBNP", cell->piece[0]));
 			if (rank == 8 && file == 8)
 				assert_string_equal(cell->piece, "K");
@@ -1931,13 +1957,16 @@ static void check_invariants(const rules_position *pos, const char *note, int *n
 		assert_true(kings[t] <= 1);
 	if (res.over) {
 		unsigned h = 0;
+		/* In a game of two a draw is both players'. */
+		int shared = G == &rules_civil_war_2 && !strstr(res.summary, "wins");
 		assert_int_equal(mask, 0u);
-		for (int t = 0; t < 4; t++) {
+		for (int t = 0; t < G->nseats; t++) {
 			assert_int_equal(count_moves(pos, t), 0);
-			h |= (unsigned)(kings[t] > 0) << t;
+			for (int a = 0; a < 4; a++)
+				h |= (unsigned)(kings[a] > 0 && seat_of_army(a) == t) << t;
 		}
-		for (int t = 0; t < 4; t++)
-			assert_int_equal(res.rank[t], h >> t & 1u ? 1 : __builtin_popcount(h) + 1);
+		for (int t = 0; t < G->nseats; t++)
+			assert_int_equal(res.rank[t], shared || h >> t & 1u ? 1 : __builtin_popcount(h) + 1);
 		assert_true(strstr(note, "game over") || strstr(note, "round of passes"));
 	} else {
 		int a = actor(pos), slot = slot_of(pos);
@@ -1946,11 +1975,11 @@ static void check_invariants(const rules_position *pos, const char *note, int *n
 		assert_true(mask & (1u << a));
 		if (mask != 1u << a) {
 			/* The owner of a controlled army with a Grand Prince may betray. */
-			assert_int_equal(mask, 1u << a | 1u << slot);
+			assert_int_equal(mask, 1u << a | 1u << seat_of_army(slot));
 			assert_int_equal(kings[slot], 0);
 		}
 		/* The actor's own moves are listed by the caller on the next ply. */
-		for (int t = 0; t < 4; t++)
+		for (int t = 0; t < G->nseats; t++)
 			if (!(mask & (1u << t)))
 				assert_int_equal(count_moves(pos, t), 0);
 	}
@@ -1967,6 +1996,7 @@ static void check_invariants(const rules_position *pos, const char *note, int *n
 	n_win += strstr(note, "game over") && strstr(note, " win") ? 1 : 0;
 	n_draw += count_str(note, "game over: draw");
 	n_passes_end += count_str(note, "round of passes");
+	n_neutral += count_str(note, "East's army passes to") * (G == &rules_civil_war_3);
 }
 
 /* Whether a King move "b2-c3" ends nearer to the Capital h8 than it started. */
@@ -2011,7 +2041,7 @@ static void choose_cw(const rules_position *pos, rules_move *move, void *ctx)
 		/* A declaration by anybody, at any time: one ply in decl_in. */
 		static const char *const words[] = { "ally", "break" };
 		char text[32];
-		int s = (int)(rng() % 4), t = (int)(rng() % 4);
+		int s = (int)(rng() % (unsigned)G->nseats), t = (int)(rng() % (unsigned)G->nseats);
 		snprintf(text, sizeof text, "%s %s", words[rng() % 8 == 0], G->seat_names[t]);
 		if (G->parse(pos, s, text, &m, &err) == 0) {
 			assert_int_equal(m.anytime, 1);
@@ -2020,7 +2050,7 @@ static void choose_cw(const rules_position *pos, rules_move *move, void *ctx)
 		}
 	}
 	if (mask != 1u << seat && rng() % 3 == 0) {
-		seat = slot_of(pos);        /* the owner betrays */
+		seat = seat_of_army(slot_of(pos));  /* the owner betrays */
 	}
 	rules_move_list l = { 0 }, att = { 0 }, home = { 0 };
 	assert_true(G->legal_moves(pos, seat, &l) > 0);
@@ -2078,7 +2108,7 @@ static int random_game_cw(rules_position *pos, int cap, int attack_pct, int decl
 static void reset_counts(void)
 {
 	n_roll = n_attack = n_capital = n_king = n_bound = n_control = n_out = n_promo = n_betray = 0;
-	n_pass = n_alliance = n_win = n_draw = n_passes_end = n_free = n_return = 0;
+	n_pass = n_alliance = n_win = n_draw = n_passes_end = n_free = n_return = n_neutral = 0;
 }
 
 static void print_counts(const char *what, int games, int over, int plies)
@@ -2091,21 +2121,32 @@ static void print_counts(const char *what, int games, int over, int plies)
 			n_control, n_out, n_promo, n_betray, n_pass, n_alliance, n_free, n_return);
 }
 
-static void test_random_games(void **state)
+/* The counts reset, games random games from the start (random_game_cw with cap, attack_pct and
+ * decl_in; the first deep of them checked deeply); returns how many ended, their plies in *plies. */
+static int random_games_from_start(int games, int cap, int attack_pct, int decl_in, int deep, int *plies)
 {
-	int over = 0, total = 0, games = 150;
-	(void)state;
+	int over = 0;
 
 	reset_counts();
-	rng_seed(0x9e3779b97f4a7c15ULL);
+	*plies = 0;
 	for (int g = 0; g < games; g++) {
 		rules_position *pos = start_pos();
 		rules_result res;
-		total += random_game_cw(pos, 400, 50, 4, g < 3);
+		*plies += random_game_cw(pos, cap, attack_pct, decl_in, g < deep);
 		G->result(pos, &res);
 		over += res.over;
 		G->free_position(pos);
 	}
+	return over;
+}
+
+static void test_random_games(void **state)
+{
+	int games = 150, over, total;
+	(void)state;
+
+	rng_seed(0x9e3779b97f4a7c15ULL);
+	over = random_games_from_start(games, 400, 50, 4, 3, &total);
 	print_counts("random", games, over, total);
 	assert_int_equal(over, n_win + n_draw + n_passes_end);
 	assert_true(over > games / 2);
@@ -2443,6 +2484,394 @@ static void test_gesture_random_games(void **state)
 	assert_true(g_decl > 1000);
 }
 
+/* ---- the variants for two and for three players (docs/rules/civil-war.md, Civil War for two and
+ * for three) ---- */
+
+static int variant_use(const rules_game *g, const char *t)
+{
+	G = g;
+	tag = t;
+	check_use(&(rules_check){ .game = G, .actor = actor });
+	return 0;
+}
+
+static int two_setup(void **state)
+{
+	(void)state;
+	return variant_use(&rules_civil_war_2, "cw2p1:");
+}
+
+static int three_setup(void **state)
+{
+	(void)state;
+	return variant_use(&rules_civil_war_3, "cw3p1:");
+}
+
+static int four_again(void **state)
+{
+	(void)state;
+	return variant_use(&rules_civil_war, "cw1:");
+}
+
+#define variant_test(f, setup) cmocka_unit_test_setup_teardown(f, setup, four_again)
+
+/* The letter of a neutral piece on a square as drawn, 0 when there is none there. */
+static char neutral_at(const rules_position *pos, const char *square)
+{
+	rules_view v;
+	int r, f;
+
+	square_of(square, &r, &f);
+	G->view(pos, &v);
+	const rules_cell *c = &v.cell[14 - r][f];
+	if (!c->piece[0] || !c->neutral)
+		return 0;
+	assert_int_equal(c->owner, -1);
+	return c->piece[0];
+}
+
+/* The board part of a position text, after its prefix. */
+static const char *board_part(const char *text, char *buf, size_t size)
+{
+	const char *p = strchr(text, ':') + 1;
+
+	snprintf(buf, size, "%.*s", (int)(strlen(p) - strlen(strstr(p, ":"))), p);
+	return buf;
+}
+
+static void test_cw2_1_two_player_start(void **state)
+{
+	rules_position *pos = start_pos();
+	rules_view v;
+	int pieces = 0;
+	(void)state;
+
+	expect_state(pos, "S:S-N-:----:-,-,-,-:0:-");
+	assert_int_equal(G->turn(pos), 1u << 0);
+	assert_int_equal(count_moves(pos, 0), 52);
+	assert_int_equal(count_moves(pos, 1), 0);
+	assert_null(G->anytime_moves);
+	/* South and North at their start squares; the West and East quadrants empty. */
+	G->view(pos, &v);
+	for (int r = 0; r < 15; r++)
+		for (int f = 0; f < 15; f++)
+			if (v.cell[r][f].piece[0]) {
+				pieces++;
+				assert_true(v.cell[r][f].owner == 0 || v.cell[r][f].owner == 1);
+				assert_int_equal(v.cell[r][f].neutral, 0);
+				assert_true(f < 7 ? r > 7 : r < 7 ? f > 7 : 0);  /* never West's or East's quadrant */
+			}
+	assert_int_equal(pieces, 30);
+	expect_reject(pos, 0, "S: ally North", RULES_E_PARSE, "a declaration stands alone");
+	expect_reject(pos, 0, "ally North", RULES_E_ILLEGAL, "Civil War for two has no alliances");
+	expect_reject(pos, 0, "Pa4-a5; ally North", RULES_E_ILLEGAL, "no alliances");
+	expect_reject(pos, 0, "W: Pd9-e9", RULES_E_TURN, "it is South's army's slot, not West's");
+	play_roll(pos, "Pa4-a5", "S: Pa4-a5", 0, "");
+	expect_state(pos, "N:S-N-:----:-,-,-,-:0:-");
+	assert_int_equal(G->turn(pos), 1u << 1);
+	expect_reject(pos, 1, "break South", RULES_E_ILLEGAL, "no alliances");
+	play_roll(pos, "Pi12-i11", "N: Pi12-i11", 0, "");
+	assert_int_equal(G->turn(pos), 1u << 0);
+	G->free_position(pos);
+}
+
+#define CW2_TAIL "S:S-N-:----:-,-,-,-:0:-"
+
+/* South's successful Qn13xn14 (roll) in the two-player position of pieces ends the game: South
+ * first, North at north_rank, with this summary and the note's ending end_note; the ended
+ * position's text reads back. */
+static void expect_capture_ends(const char *pieces, int roll, int north_rank, const char *summary,
+				const char *end_note)
+{
+	rules_position *pos = setup_k(pieces, "", CW2_TAIL);
+	script sc = { { roll }, 1, 0, 0, 12 };
+	rules_dice dice = { script_roll, &sc };
+	rules_outcome oc;
+	rules_result res;
+	char *text;
+
+	play_as(pos, -1, "Qn13xn14", "S: Qn13xn14", NULL, &dice, &oc);
+	assert_non_null(strstr(oc.note, end_note));
+	G->result(pos, &res);
+	assert_int_equal(res.over, 1);
+	assert_int_equal(res.rank[0], 1);
+	assert_int_equal(res.rank[1], north_rank);
+	assert_string_equal(res.summary, summary);
+	assert_int_equal(G->turn(pos), 0);
+	text = G->serialize(pos);
+	expect_text_round_trip(text);
+	free(text);
+	G->free_position(pos);
+}
+
+static void test_cw2_2_win_in_capital(void **state)
+{
+	const char *pieces = "sK h8, sQ n13, nK n14, nP a12";
+	rules_position *pos = setup_k(pieces, "", CW2_TAIL);
+	rules_result res;
+	(void)state;
+
+	assert_true(is_listed(pos, 0, "S: Qn13xn14"));
+	/* Queen 8 against King 10: 1 fails, 2-3 draw, 4-12 succeed; the game goes on unless it
+	 * succeeds. */
+	play_roll(pos, "Qn13xn14", "S: Qn13xn14", 1, "roll 1 on d12, needs 4+: failure, attacker removed");
+	G->result(pos, &res);
+	assert_int_equal(res.over, 0);
+	assert_int_equal(G->turn(pos), 1u << 1);
+	G->free_position(pos);
+	pos = setup_k(pieces, "", CW2_TAIL);
+	play_roll(pos, "Qn13xn14", "S: Qn13xn14", 3, "roll 3 on d12, needs 4+: draw, back to n13");
+	assert_string_equal(at(pos, "n13"), "sQ");
+	expect_state(pos, "N:S-N-:----:-,-,-,-:0:-");
+	G->free_position(pos);
+
+	expect_capture_ends(pieces, 4, 2, "South wins: King on the Capital (North loses)",
+			    "; game over: South wins (King on the Capital)");
+}
+
+static void test_cw2_3_capture_without_capital(void **state)
+{
+	(void)state;
+
+	expect_capture_ends("sK b2, sQ n13, nK n14, nP a12", 12, 1,
+			    "Draw for South and North: no King on the Capital",
+			    "; game over: draw for South and North (no King on the Capital)");
+	/* A resignation ends a game of two: the other player wins (rules.h's default). */
+	assert_null(G->resign);
+	assert_null(G->resign_result);
+}
+
+static void test_cw3_1_three_player_start(void **state)
+{
+	rules_position *pos = start_pos();
+	rules_move_list l = { 0 };
+	char *text = G->serialize(pos), b1[512], b2[512];
+	(void)state;
+
+	/* Every army at its start squares, East's neutral. */
+	assert_string_equal(board_part(text, b1, sizeof b1), board_part(START, b2, sizeof b2));
+	free(text);
+	expect_state(pos, "S:SWN-:----:-,-,-,-:0:-");
+	assert_int_equal(neutral_at(pos, "n2"), 'K');
+	assert_int_equal(neutral_at(pos, "l7"), 'P');
+	assert_int_equal(neutral_at(pos, "b2"), 0);
+	expect_reject(pos, 0, "ally East", RULES_E_ILLEGAL, "East is no player of this game");
+	expect_reject(pos, 0, "E: Kn2-n1", RULES_E_TURN, "it is South's army's slot, not East's");
+	assert_int_equal(G->anytime_moves(pos, 0, &l), 2);      /* ally West, ally North */
+	rules_move_list_free(&l);
+	/* The slots: South, West, North, South...; East's never comes. */
+	for (int round = 0; round < 2; round++) {
+		assert_int_equal(G->turn(pos), 1u << 0);
+		play_roll(pos, round ? "Pb4-b5" : "Pa4-a5", NULL, 0, "");
+		assert_int_equal(G->turn(pos), 1u << 1);
+		play_roll(pos, round ? "Pd14-e14" : "Pd15-e15", NULL, 0, "");
+		assert_int_equal(G->turn(pos), 1u << 2);
+		play_roll(pos, round ? "Pj12-j11" : "Pi12-i11", NULL, 0, "");
+	}
+	assert_int_equal(G->turn(pos), 1u << 0);
+	assert_int_equal(neutral_at(pos, "l7"), 'P');
+	G->free_position(pos);
+}
+
+#define CW3_TAIL "S:SWN-:----:-,-,-,-:0:-"
+
+static void test_cw3_2_attacking_neutral_piece(void **state)
+{
+	rules_position *pos = setup_k("sR l6, eP l7, eQ n3", "swne", CW3_TAIL);
+	(void)state;
+
+	/* Prince 6 against Pawn 1: a sure success, no roll. */
+	assert_true(is_listed(pos, 0, "S: Rl6xl7"));
+	play_roll(pos, "Rl6xl7", "S: Rl6xl7", 0, "no roll: success");
+	assert_string_equal(at(pos, "l7"), "sR");
+	assert_int_equal(neutral_at(pos, "n3"), 'Q');
+	expect_state(pos, "W:SWN-:----:-,-,-,-:0:-");
+	G->free_position(pos);
+
+	/* Equal values: the die decides as between players. */
+	pos = setup_k("sP l6, eP l7", "swne", CW3_TAIL);
+	play_roll(pos, "Pl6xl7", "S: Pl6xl7", 5, "roll 5 on d12, needs 9+: draw, back to l6");
+	assert_int_equal(neutral_at(pos, "l7"), 'P');
+	G->free_position(pos);
+}
+
+/* CW3-3's game up to East's slot, after South took the neutral King. */
+static rules_position *gained_east(void)
+{
+	rules_position *pos = setup_k("sQ o2, sP a4, eP l7, eQ n3", "swne", CW3_TAIL);
+
+	play_roll(pos, "Qo2xn2", "S: Qo2xn2", 12,
+		  "roll 12 on d12, needs 4+: success; King lost: East's army passes to South");
+	expect_state(pos, "W:SWNS:----:-,-,-,-:0:-");
+	assert_int_equal(G->turn(pos), 1u << 1);
+	play_roll(pos, "Kb14-c14", "W: Kb14-c14", 0, "");
+	assert_int_equal(G->turn(pos), 1u << 2);
+	play_roll(pos, "Kn14-n15", "N: Kn14-n15", 0, "");
+	expect_state(pos, "E:SWNS:----:-,-,-,-:0:-");
+	return pos;
+}
+
+static void test_cw3_3_gaining_new_set(void **state)
+{
+	rules_position *pos = gained_east();
+	(void)state;
+
+	assert_int_equal(neutral_at(pos, "l7"), 0);
+	assert_string_equal(at(pos, "l7"), "sP");       /* drawn as South's now... */
+	assert_int_equal(G->turn(pos), 1u << 0);        /* ...and moved by South */
+	expect_reject(pos, 1, "E: Pl7-k7", RULES_E_TURN, "East's army is to act, moved by South");
+	expect_reject(pos, 2, "E: Pl7-k7", RULES_E_TURN, "East's army is to act, moved by South");
+	expect_illegal(pos, "E: Qn3xn2", "n2 holds a piece of South's army, which you control");
+	expect_illegal(pos, "E: Gn3=K", "East's army has no owner: nobody may crown a Grand Prince on its slot");
+	play_roll_by(pos, 0, "E: Pl7-k7", "E: Pl7-k7", 0, "");
+	/* South's own slot follows: two actions a round. */
+	expect_state(pos, "S:SWNS:----:-,-,-,-:0:-");
+	assert_int_equal(G->turn(pos), 1u << 0);
+	G->free_position(pos);
+}
+
+static void test_cw3_4_control_lapses(void **state)
+{
+	rules_position *pos = gained_east();
+	rules_outcome oc = { "", 0, 0 };
+	rules_error err;
+	(void)state;
+
+	play_roll_by(pos, 0, "E: Pl7-k7", "E: Pl7-k7", 0, "");
+	assert_int_equal(G->resign(pos, 0, &oc, &err), 0);
+	assert_string_equal(oc.note, "South resigns; South is out; East's army is neutral again");
+	expect_state(pos, "W:SWN-:----:-,-,-,-:0:-");
+	assert_string_equal(at(pos, "n2"), "");
+	assert_int_equal(neutral_at(pos, "k7"), 'P');
+	assert_int_equal(neutral_at(pos, "n3"), 'Q');
+	assert_int_equal(G->in_play(pos), 6u);
+	play_roll(pos, "Kc14-b14", "W: Kc14-b14", 0, "");
+	play_roll(pos, "Kn15-n14", "N: Kn15-n14", 0, "");
+	assert_int_equal(G->turn(pos), 1u << 1);        /* East's slot skipped again */
+	G->free_position(pos);
+
+	/* Resigning on East's slot: it is skipped at once. */
+	pos = gained_east();
+	oc.note[0] = 0;
+	assert_int_equal(G->resign(pos, 0, &oc, &err), 0);
+	expect_state(pos, "W:SWN-:----:-,-,-,-:0:-");
+	assert_int_equal(neutral_at(pos, "l7"), 'P');
+	G->free_position(pos);
+}
+
+/* 6.7 item 4: the East army passes with its controller's armies when the controller's King is lost. */
+static void test_cw3_4_control_passes_with_lost_king(void **state)
+{
+	rules_position *pos = setup_k("sK b2, sP a4, wQ c2, eP l7", "wn", "W:SWNS:----:-,-,-,-:0:-");
+	(void)state;
+
+	play_roll(pos, "Qc2xb2", "W: Qc2xb2", 12,
+		  "roll 12 on d12, needs 4+: success; King lost: South's army passes to West; East's army passes to West");
+	expect_state(pos, "N:WWNW:----:-,-,-,-:0:-");
+	play_roll(pos, "Kn14-n15", "N: Kn14-n15", 0, "");
+	assert_int_equal(G->turn(pos), 1u << 1);        /* East's slot, moved by West */
+	play_roll_by(pos, 1, "E: Pl7-k7", "E: Pl7-k7", 0, "");
+	G->free_position(pos);
+}
+
+static void test_cw3_5_results(void **state)
+{
+	rules_position *pos = setup_k("sK h8, sQ n13, nK n14, nP a12, wP d12, eK n2, eP l7", "",
+				      "S:SSN-:----:-,-,-,-:0:-");
+	rules_result res;
+	(void)state;
+
+	G->result(pos, &res);
+	assert_int_equal(res.over, 0);          /* the neutral King is nobody's: H is South and North */
+	play_roll(pos, "Qn13xn14", "S: Qn13xn14", 12, NULL);
+	G->result(pos, &res);
+	assert_int_equal(res.over, 1);
+	assert_int_equal(res.rank[0], 1);
+	assert_int_equal(res.rank[1], 2);
+	assert_int_equal(res.rank[2], 2);
+	assert_int_equal(res.rank[3], 0);       /* three seats: the neutral army has no place */
+	assert_string_equal(res.summary, "South wins: King on the Capital (West and North lose)");
+	assert_int_equal(neutral_at(pos, "n2"), 'K');
+	G->free_position(pos);
+}
+
+/* The variants' position texts read back, and what cannot be is refused. */
+static void test_variant_position_texts(void **state)
+{
+	rules_position *pos;
+	char *text;
+	(void)state;
+
+	variant_use(&rules_civil_war_2, "cw2p1:");
+	pos = start_pos();
+	text = G->serialize(pos);
+	assert_memory_equal(text, "cw2p1:", 6);
+	expect_text_round_trip(text);
+	expect_corrupt(text + 2);               /* another game's prefix */
+	G->free_position(pos);
+	free(text);
+	{
+		static const char *const bad[][2] = {
+			{ "sK b2, nK n14, wP d12", CW2_TAIL },                  /* a West piece */
+			{ "sK b2, nK n14", "S:SWNE:----:-,-,-,-:0:-" },         /* West and East as players */
+			{ "sK b2, nK n14", "S:S-N-:----:N,-,S,-:0:-" },         /* an alliance */
+			{ "sK b2, nK n14", "W:S-N-:----:-,-,-,-:0:-" },         /* West's slot */
+		};
+		for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+			grid_t g;
+			memset(g, 0, sizeof g);
+			place(g, bad[i][0]);
+			expect_corrupt(grid_text(g, bad[i][1]));
+		}
+	}
+	variant_use(&rules_civil_war_3, "cw3p1:");
+	{
+		static const char *const bad[] = {
+			"S:SWNE:----:-,-,-,-:0:-",     /* East moves itself */
+			"E:SWN-:----:-,-,-,-:0:-",     /* the neutral army's slot */
+			"S:SWN-:---S:-,-,-,-:0:-",     /* the neutral army bound */
+			"S:SWN-:----:E,-,-,-:0:-",     /* a declaration toward the neutral army */
+			"S:SWNS:----:-,-,-,-:0:-",     /* South controls East, whose King stands */
+		};
+		for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+			grid_t g;
+			memset(g, 0, sizeof g);
+			place(g, "sK b2, wK b14, nK n14, eK n2");
+			expect_corrupt(grid_text(g, bad[i]));
+		}
+	}
+	four_again(state);
+}
+
+/* Random games of the variants, attacks preferred, with the invariants of every ply: the game of
+ * two ends at its first King taken; in the game of three the neutral King falls to some. */
+static void test_variant_random_games(void **state)
+{
+	static const struct {
+		const rules_game *game;
+		const char *tag;
+	} variants[] = { { &rules_civil_war_2, "cw2p1:" }, { &rules_civil_war_3, "cw3p1:" } };
+	int games = 30;
+
+	for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+		int over, total;
+		variant_use(variants[i].game, variants[i].tag);
+		rng_seed(0x5eed2100ULL + i);
+		over = random_games_from_start(games, 1500, 95, 200, 2, &total);
+		print_counts(G->id, games, over, total);
+		assert_true(over > games / 2);
+		assert_int_equal(over, n_win + n_draw + n_passes_end);
+		assert_true(n_king > 0);
+		if (G == &rules_civil_war_2) {
+			assert_int_equal(n_alliance, 0);
+			assert_true(n_king <= over);    /* the first King taken ends the game */
+		} else {
+			assert_true(n_neutral > 0);
+		}
+	}
+	four_again(state);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2499,6 +2928,17 @@ int main(void)
 		start_test(test_gesture_declarations_and_pass),
 		start_test(test_anytime_declarations),
 		cmocka_unit_test(test_gesture_random_games),
+		variant_test(test_cw2_1_two_player_start, two_setup),
+		variant_test(test_cw2_2_win_in_capital, two_setup),
+		variant_test(test_cw2_3_capture_without_capital, two_setup),
+		variant_test(test_cw3_1_three_player_start, three_setup),
+		variant_test(test_cw3_2_attacking_neutral_piece, three_setup),
+		variant_test(test_cw3_3_gaining_new_set, three_setup),
+		variant_test(test_cw3_4_control_lapses, three_setup),
+		variant_test(test_cw3_4_control_passes_with_lost_king, three_setup),
+		variant_test(test_cw3_5_results, three_setup),
+		variant_test(test_variant_position_texts, four_again),
+		variant_test(test_variant_random_games, four_again),
 	};
 
 	check_use(&(rules_check){ .game = G, .actor = actor });
