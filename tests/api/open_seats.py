@@ -100,6 +100,13 @@ class OpenSeats(DaemonCase):
             self.assertNotIn("ann.private", r.text)
             self.assertNotIn(tokens["South"], r.text)
         self.assertEqual(self.d.game(gid, tokens["South"])["legal_moves"], [])
+        # The record of a game still waiting: no address, no token, no ply.
+        record = self.d.get(f"/api/games/{gid}/record")
+        self.assertEqual(record.status, 200, record)
+        self.assertIn('[Result "*"]', record.text)
+        self.assertIn('[PlyCount "0"]', record.text)
+        self.assertNotIn("ann.private", record.text)
+        self.assertNotIn(tokens["South"], record.text)
         # Every seat open: a game set up for others; nobody holds a token.
         gid2, tokens2, g2 = create(self.d, [None, None])
         self.assertEqual(tokens2, {})
@@ -417,6 +424,11 @@ class OpenGamesInTime(ClockCase):
         self.assertEqual(v["result"]["ranks"], [])
         self.assertEqual(v["open_seats"], 1)
         self.assertGreater(v["version"], version)
+        # Its record says it ended unplayed (the harness reads and replays it when the daemon stops).
+        record = self.d.get(f"/api/games/{gid}/record")
+        self.assertEqual(record.status, 200, record)
+        self.assertIn('[Termination "expired"]', record.text)
+        self.assertIn('[PlyCount "0"]', record.text)
         self.assertEqual(self.query("SELECT status, result, ranks FROM games WHERE id = ?", gid),
                          [("over", "expired", None)])
         self.assertEqual(self.d.game(gid_full)["status"], "running", "a game that started goes on")
