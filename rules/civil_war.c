@@ -1205,7 +1205,6 @@ static int start_variant(const cw_variant *var, const char *options, rules_posit
 	return 0;
 }
 
-
 static rules_position *cw_clone(const rules_position *pos)
 {
 	return xmemdup(pos, sizeof *pos);
@@ -1904,7 +1903,6 @@ static int deserialize_variant(const cw_variant *var, const char *text, rules_po
 	*out = cw_clone(&pos);
 	return 0;
 }
-
 
 /*
  * As drawn for South: rank 15 at the top, file a on the left. A cell holds the piece letter, its
