@@ -1205,7 +1205,6 @@ static int start_variant(const cw_variant *var, const char *options, rules_posit
 	return 0;
 }
 
-
 static rules_position *cw_clone(const rules_position *pos)
 {
 	return xmemdup(pos, sizeof *pos);
@@ -1378,12 +1377,12 @@ static void finish(rules_position *p, int how, rules_outcome *oc)
 		engine_note(oc, "round of passes: draw for %s", who);
 }
 
-/* The armies that have a slot: those with pieces that someone moves. */
-static int slot_armies(const rules_position *p)
+/* The armies that have a slot: those with pieces (n, as army_counts gives them) that someone
+ * moves. */
+static int slot_armies(const rules_position *p, const int n[NSEATS])
 {
-	int n[NSEATS], k = 0;
+	int k = 0;
 
-	army_counts(p, n);
 	for (int a = 0; a < NSEATS; a++)
 		k += n[a] > 0 && p->ctrl[a] != NEUTRAL;
 	return k;
@@ -1401,9 +1400,10 @@ static int check_end(rules_position *p, rules_outcome *oc)
  * turn, passing). */
 static void advance(rules_position *p, rules_outcome *oc)
 {
-	int in_play = slot_armies(p), a = p->slot, n[NSEATS];
+	int in_play, a = p->slot, n[NSEATS];
 
 	army_counts(p, n);
+	in_play = slot_armies(p, n);
 	for (;;) {
 		if (p->passes >= in_play) {
 			finish(p, OVER_PASSES, oc);
@@ -1868,7 +1868,7 @@ static int deserialize_variant(const cw_variant *var, const char *text, rules_po
 		if (*p++ != '=' || read_set(&p, &pos.holders) || *p || !pos.holders)
 			return bad_data(err, "bad result");
 	}
-	in_play = slot_armies(&pos);
+	in_play = slot_armies(&pos, count);
 
 	/* Consistency of control, bonds and declarations (docs/rules/civil-war.md, Losing your King:
 	 * bound players and controlled armies, Betrayal, Alliances). */
@@ -1903,7 +1903,6 @@ static int deserialize_variant(const cw_variant *var, const char *text, rules_po
 	*out = cw_clone(&pos);
 	return 0;
 }
-
 
 /*
  * As drawn for South: rank 15 at the top, file a on the left. A cell holds the piece letter, its
