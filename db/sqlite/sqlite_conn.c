@@ -49,8 +49,6 @@ static void sqlite_close(db *d)
 {
 	struct sqlite_db *s = sqlite_of(d);
 
-	if (!d)
-		return;
 	sqlite_cache_clear(s);
 	sqlite3_close_v2(s->conn);
 	free(s->changed);
