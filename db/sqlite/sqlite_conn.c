@@ -49,8 +49,6 @@ static void sqlite_close(db *d)
 {
 	struct sqlite_db *s = sqlite_of(d);
 
-	if (!d)
-		return;
 	sqlite_cache_clear(s);
 	sqlite3_close_v2(s->conn);
 	free(s->changed);
@@ -104,16 +102,17 @@ static int sqlite_in_transaction(db *d)
 	return !sqlite3_get_autocommit(sqlite_of(d)->conn);
 }
 
+/* Read once per connection: prepared apart, so as not to hold a slot of the statement cache. */
 static int sqlite_schema_version(db *d)
 {
-	dbi_stmt *st;
+	sqlite3_stmt *st;
 	int v = -1;
 
-	if (dbi_prepare(d, "PRAGMA user_version", &st, NULL))
+	if (sqlite3_prepare_v2(sqlite_of(d)->conn, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
 		return -1;
-	if (dbi_step(st) == DBI_ROW)
-		v = dbi_col_int(st, 0);
-	dbi_finish(d, st);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
 	return v;
 }
 
