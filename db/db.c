@@ -24,7 +24,7 @@ int db_schema_version(db *d)
 }
 
 /* Apply each migration past the stored schema version in its own transaction. */
-static int migrate(db *d, db_error *err)
+static int migrate_locked(db *d, db_error *err)
 {
 	int have = db_schema_version(d), want = db_schema_version_supported();
 
@@ -35,7 +35,8 @@ static int migrate(db *d, db_error *err)
 			    "the database has schema version %d but this rookery only knows up to %d; "
 			    "use a newer rookery (refusing to touch the database)", have, want);
 	for (int v = have; v < want; v++) {
-		char *sql = xstrndup(db_migrations[v].data, db_migrations[v].len);
+		const struct db_migration *m = &d->be->migrations[v];
+		char *sql = xstrndup(m->data, m->len);
 		int r;
 
 		r = dbi_exec(d, d->be->begin_write, err);
@@ -48,18 +49,104 @@ static int migrate(db *d, db_error *err)
 		free(sql);
 		if (r) {
 			dbi_exec(d, "ROLLBACK", NULL);
-			return dbi_fail(err, DB_E_IO, "migration %s failed: %s", db_migrations[v].name,
+			return dbi_fail(err, DB_E_IO, "migration %s failed: %s", m->name,
 				    err ? err->message : "");
 		}
 	}
 	return 0;
 }
 
-/* The backend that serves target: SQLite, the only one so far, takes a path. */
+/* The backend that serves target: a libpq connection URI is PostgreSQL's, anything else SQLite's path. */
 static const struct dbi_backend *backend_for(const char *target)
 {
-	(void)target;
+	if (db_target_is_postgresql(target))
+		return &dbi_postgresql;
 	return &dbi_sqlite;
+}
+
+int db_target_is_postgresql(const char *target)
+{
+	return !strncmp(target, "postgresql://", 13) || !strncmp(target, "postgres://", 11);
+}
+
+void db_target_describe(const char *target, char *out, size_t size)
+{
+	backend_for(target)->describe(target, out, size);
+}
+
+int db_shared(db *d)
+{
+	return d->be->shared;
+}
+
+int db_game_lock(db *d, const char *id, db_error *err)
+{
+	dbi_stmt *st;
+	int r;
+
+	if (!d->be->lock_game)
+		return 0;
+	if ((r = dbi_prepare(d, d->be->lock_game, &st, err)))
+		return r;
+	dbi_bind_text(st, 1, id);
+	/* The statement answers one row (of nothing) once the lock is held. */
+	r = dbi_step(st) == DBI_ERROR ? dbi_sql_fail(d, err, "lock the game") : 0;
+	dbi_finish(d, st);
+	return r;
+}
+
+/* Run a hold's statement: 1 when it answered true, 0 when false, -1 on an error. */
+static int hold_step(db *d, const char *sql, const char *name, db_error *err)
+{
+	dbi_stmt *st;
+	int r;
+
+	if (dbi_prepare(d, sql, &st, err))
+		return -1;
+	dbi_bind_text(st, 1, name);
+	if (dbi_step(st) == DBI_ROW) {
+		r = dbi_col_int(st, 0) != 0;
+	} else {
+		dbi_sql_fail(d, err, name);
+		r = -1;
+	}
+	dbi_finish(d, st);
+	return r;
+}
+
+int db_hold_try(db *d, const char *name)
+{
+	return !d->be->hold_try || hold_step(d, d->be->hold_try, name, NULL) == 1;
+}
+
+int db_hold(db *d, const char *name, db_error *err)
+{
+	return d->be->hold && hold_step(d, d->be->hold, name, err) < 0 ? DB_E_IO : 0;
+}
+
+void db_hold_end(db *d, const char *name)
+{
+	if (d->be->hold_end)
+		hold_step(d, d->be->hold_end, name, NULL);
+}
+
+int db_follow_changes(db *d, db_changed_fn fn, void *ctx, int timeout_ms, db_error *err)
+{
+	if (!d->be->follow)
+		return dbi_fail(err, DB_E_IO, "the %s backend has no other daemon's commits to follow", d->be->name);
+	return d->be->follow(d, fn, ctx, timeout_ms, err);
+}
+
+/* Daemons starting together on one shared database: one migrates, the others then find it done. */
+static int migrate(db *d, db_error *err)
+{
+	int r;
+
+	if ((r = db_hold(d, "rookery migrations", err)))
+		return r;
+	r = migrate_locked(d, err);
+	db_hold_end(d, "rookery migrations");
+	return r;
 }
 
 int db_open(const char *path, db **out, db_error *err)
@@ -211,7 +298,7 @@ int db_in_transaction(db *d)
 int db_read_begin(db *d, db_error *err)
 {
 	/* Every request that reads begins and ends one: not parsed again each time. */
-	return exec_cached(d, "BEGIN", err, "begin");
+	return exec_cached(d, d->be->begin_read, err, "begin");
 }
 
 void db_read_end(db *d)
@@ -720,7 +807,8 @@ int db_setting_put(db *d, const char *key, const void *value, size_t len, db_err
 	dbi_stmt *st;
 	int r;
 
-	r = dbi_prepare(d, "INSERT OR REPLACE INTO settings (key, value) VALUES (?1, ?2)", &st, err);
+	r = dbi_prepare(d, "INSERT INTO settings (key, value) VALUES (?1, ?2) "
+			    "ON CONFLICT (key) DO UPDATE SET value = excluded.value", &st, err);
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, key);

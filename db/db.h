@@ -121,6 +121,38 @@ void db_group_abort(db *d);
 /* Whether a transaction is open on the connection. */
 int db_in_transaction(db *d);
 
+/* Whether target (the --db option) names a PostgreSQL database: a libpq connection URI. */
+int db_target_is_postgresql(const char *target);
+
+/* target as it may be shown or logged: a URI without its password. */
+#define DB_TARGET_TEXT 512
+void db_target_describe(const char *target, char *out, size_t size);
+
+/*
+ * Whether other daemons may change the database beside this one (PostgreSQL): then nothing
+ * read from it may be trusted in memory past its transaction, and their commits are learnt
+ * by db_follow_changes.
+ */
+int db_shared(db *d);
+
+/*
+ * Inside a write transaction, before reading the game a change is for: hold the game against
+ * every other daemon's changes until the transaction ends, so that two daemons accepting the
+ * same ply serialize and the second sees the first. Nothing to do where one daemon holds the
+ * database (its write transaction excludes every other writer).
+ */
+int db_game_lock(db *d, const char *id, db_error *err);
+
+/*
+ * A named hold one connection at a time has among the daemons sharing a database, for work
+ * that must run once (the sweeper's jobs, migrations): 1 when taken (always where one daemon
+ * holds the database), 0 when another connection holds it or on an error. db_hold waits for it.
+ * db_hold_end gives it back. Not tied to transactions.
+ */
+int db_hold_try(db *d, const char *name);
+int db_hold(db *d, const char *name, db_error *err);
+void db_hold_end(db *d, const char *name);
+
 /* A read transaction, so that a request's statements see one snapshot. */
 int db_read_begin(db *d, db_error *err);
 void db_read_end(db *d);
@@ -140,6 +172,14 @@ typedef void (*db_changed_fn)(void *ctx, const char *game_id, long long version)
 typedef void (*db_committing_fn)(void *ctx);
 void db_watch_changes(db *d, db_committing_fn committing, void *ctx);
 int db_changed_games(db *d, db_changed_fn fn, void *ctx, db_error *err);
+
+/*
+ * Wait up to timeout_ms for commits of any daemon on a shared database and call fn for each
+ * game they changed, with its new version (the same game may be told more than once, and a
+ * version already told again). Returns 0 on a timeout too. A connection of its own, used for
+ * nothing else. DB_E_IO for a database that is not shared, or when the connection is lost.
+ */
+int db_follow_changes(db *d, db_changed_fn fn, void *ctx, int timeout_ms, db_error *err);
 
 /* The game's version alone (cheap: for ETags before anything is loaded). */
 int db_game_version(db *d, const char *id, long long *version, db_error *err);
@@ -240,9 +280,9 @@ int db_outbox_sent(db *d, long long id, const char *sent_at, db_error *err);
 int db_outbox_retry(db *d, long long id, long long next_at, const char *error, db_error *err);
 int db_outbox_failed(db *d, long long id, const char *error, db_error *err);
 
-/* At start: mails left "sending" by a crash may have gone out; mark them failed (wiped as
- * above), never resend. */
-int db_outbox_abandon_interrupted(db *d, int *count, db_error *err);
+/* Mails left "sending" by a crash may have gone out; mark those claimed before claimed_before
+ * (unix time) failed (wiped as above), never resend. */
+int db_outbox_abandon_interrupted(db *d, long long claimed_before, int *count, db_error *err);
 
 /* Number of outbox rows in state (or all when state is NULL), for tests and status. */
 int db_outbox_count(db *d, const char *state, int *count, db_error *err);

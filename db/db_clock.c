@@ -19,8 +19,11 @@ static void bind_time(dbi_stmt *st, int i, long long t)
 static int put_seat(db *d, const char *game_id, int seat, const db_seat_clock *c, db_error *err)
 {
 	dbi_stmt *st;
-	int r = dbi_prepare(d, "INSERT OR REPLACE INTO seat_clocks (game_id, seat, remaining_s, running_since, "
-			    "deadline, reminded, paused_until) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", &st, err);
+	int r = dbi_prepare(d, "INSERT INTO seat_clocks (game_id, seat, remaining_s, running_since, "
+			    "deadline, reminded, paused_until) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+			    "ON CONFLICT (game_id, seat) DO UPDATE SET remaining_s = excluded.remaining_s, "
+			    "running_since = excluded.running_since, deadline = excluded.deadline, "
+			    "reminded = excluded.reminded, paused_until = excluded.paused_until", &st, err);
 
 	if (r)
 		return r;
@@ -152,8 +155,8 @@ int db_clocks_remind(db *d, long long now, const db_reminder_rule *rule, db_cloc
 			"WHERE c.deadline IS NOT NULL AND c.deadline > ?1 AND g.status = 'running' "
 			"AND (c.paused_until IS NULL OR c.paused_until <= ?1) AND ("
 			"((c.reminded & 1) = 0 AND c.deadline - c.running_since > ?3 AND c.deadline - ?1 <= ?3) OR "
-			"((c.reminded & 2) = 0 AND c.deadline - c.running_since > max(?5, (c.deadline - c.running_since) / ?4) "
-			"AND c.deadline - ?1 <= max(?5, (c.deadline - c.running_since) / ?4))) "
+			"((c.reminded & 2) = 0 AND c.deadline - c.running_since > greatest(?5, (c.deadline - c.running_since) / ?4) "
+			"AND c.deadline - ?1 <= greatest(?5, (c.deadline - c.running_since) / ?4))) "
 			"ORDER BY c.deadline LIMIT ?2", now, rule, out, max, n, err);
 }
 

@@ -40,7 +40,7 @@ int db_address_get(db *d, const char *email, db_address *out, db_error *err)
 {
 	dbi_stmt *st;
 	/* The no-op update makes RETURNING give the row whether it was new or not. */
-	int r = dbi_prepare(d, "INSERT INTO addresses (email) VALUES (?1) ON CONFLICT (email) "
+	int r = dbi_prepare(d, "INSERT INTO addresses (email) VALUES (?1) ON CONFLICT (lower(email)) "
 			    "DO UPDATE SET email = email RETURNING " ADDRESS_COLUMNS, &st, err);
 
 	memset(out, 0, sizeof *out);
@@ -59,7 +59,7 @@ int db_address_get(db *d, const char *email, db_address *out, db_error *err)
 static int address_lookup(db *d, const char *email, long long id, db_address *out, db_error *err)
 {
 	dbi_stmt *st;
-	int r = dbi_prepare(d, email ? "SELECT " ADDRESS_COLUMNS " FROM addresses WHERE email = ?1" :
+	int r = dbi_prepare(d, email ? "SELECT " ADDRESS_COLUMNS " FROM addresses WHERE lower(email) = lower(?1)" :
 			    "SELECT " ADDRESS_COLUMNS " FROM addresses WHERE id = ?1", &st, err);
 
 	memset(out, 0, sizeof *out);

@@ -13,6 +13,7 @@
  * returns by pointer live until the next dbi_step, dbi_reset or dbi_finish of the statement.
  */
 typedef struct dbi_stmt dbi_stmt;
+struct db_migration;
 
 /* What dbi_step returns: a row to read, the end of the rows, or an error (see dbi_sql_fail). */
 enum { DBI_ERROR = -1, DBI_DONE = 0, DBI_ROW = 1 };
@@ -53,13 +54,30 @@ struct dbi_backend {
 	int (*sql_fail)(db *d, db_error *err, const char *what);
 	/* The statement that opens a transaction meant to write (taking the write lock at once). */
 	const char *begin_write;
+	/* The statement that opens a read: one snapshot for all its statements. */
+	const char *begin_read;
+	/*
+	 * For a database several daemons share: the statement (?1 the game's id) that holds a game
+	 * against every other transaction's changes until the end of the transaction; the pair that
+	 * lets one daemon at a time migrate. NULL where one daemon holds the database.
+	 */
+	const char *lock_game;
+	/* db_hold_try, db_hold and db_hold_end: statements of one row and column, ?1 the name. */
+	const char *hold_try, *hold, *hold_end;
+	int shared;
 	/* The schema version stored in the database (-1 on error), and setting it inside a migration. */
 	int (*schema_version)(db *d);
 	int (*set_schema_version)(db *d, int v, db_error *err);
+	/* Its migrations (migrations.h): the same names and number for every backend. */
+	const struct db_migration *migrations;
 	/* What db.h's db_backup, db_watch_changes and db_changed_games do for this backend. */
 	int (*backup)(db *d, const char *dest, db_error *err);
 	void (*watch_changes)(db *d, db_committing_fn committing, void *ctx);
 	int (*changed_games)(db *d, db_changed_fn fn, void *ctx, db_error *err);
+	/* db_target_describe. */
+	void (*describe)(const char *target, char *out, size_t size);
+	/* db_follow_changes; NULL where one daemon holds the database. */
+	int (*follow)(db *d, db_changed_fn fn, void *ctx, int timeout_ms, db_error *err);
 };
 
 /* The statement as every backend begins its own. */
@@ -76,6 +94,7 @@ struct db {
 
 /* The backends. */
 extern const struct dbi_backend dbi_sqlite;
+extern const struct dbi_backend dbi_postgresql;
 
 /* Fill err and return code. */
 int dbi_fail(db_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

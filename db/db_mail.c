@@ -34,9 +34,14 @@ int db_outbox_claim(db *d, long long now, int limit, db_outbox_row **rows, size_
 	*n = 0;
 	if ((r = db_begin(d, err)))
 		return r;
-	r = dbi_prepare(d, "UPDATE outbox SET state = 'sending', attempts = attempts + 1 WHERE id IN "
+	/*
+	 * Daemons sharing the database claim different mails: each skips the rows another's claim
+	 * holds (skip_locked), and the state is checked again on the row it then updates.
+	 */
+	r = dbi_prepare(d, "UPDATE outbox SET state = 'sending', attempts = attempts + 1, sending_since = ?1 "
+			"WHERE state = 'queued' AND id IN "
 			"(SELECT id FROM outbox WHERE state = 'queued' AND next_attempt_at <= ?1 "
-			"ORDER BY id LIMIT ?2) RETURNING id, game_id, kind, recipient, message, attempts",
+			"ORDER BY id LIMIT ?2 /*skip_locked*/) RETURNING id, game_id, kind, recipient, message, attempts",
 			&st, err);
 	if (r)
 		goto out;
@@ -161,13 +166,20 @@ int db_outbox_failed(db *d, long long id, const char *error, db_error *err)
 			     "message = rookery_outbox_kept(message) WHERE id = ?1", id, error, NULL, err);
 }
 
-int db_outbox_abandon_interrupted(db *d, int *count, db_error *err)
+int db_outbox_abandon_interrupted(db *d, long long claimed_before, int *count, db_error *err)
 {
-	int r = dbi_exec(d, "UPDATE outbox SET state = 'failed', last_error = "
-			 "'interrupted while being sent; not sent again, so that no mail goes out twice', "
-			 "message = rookery_outbox_kept(message) WHERE state = 'sending'", err);
+	dbi_stmt *st;
+	int r = dbi_prepare(d, "UPDATE outbox SET state = 'failed', last_error = "
+			    "'interrupted while being sent; not sent again, so that no mail goes out twice', "
+			    "message = rookery_outbox_kept(message) WHERE state = 'sending' "
+			    "AND (sending_since IS NULL OR sending_since < ?1)", &st, err);
 
-	*count = r ? 0 : dbi_changes(d);
+	*count = 0;
+	if (r)
+		return r;
+	dbi_bind_int64(st, 1, claimed_before);
+	if (!(r = dbi_step_done(d, st, err, "mark the interrupted mails")))
+		*count = (int)dbi_changes(d);
 	return r;
 }
 
@@ -331,7 +343,7 @@ int db_seats_by_email(db *d, const char *email, db_player_seat **out, size_t *n,
 {
 	dbi_stmt *st;
 	int r = dbi_prepare(d, "SELECT s.game_id, s.seat FROM seats s JOIN games g ON g.id = s.game_id "
-			    "WHERE s.email = ?1 COLLATE NOCASE ORDER BY g.updated_at DESC, g.id", &st, err);
+			    "WHERE lower(s.email) = lower(?1) ORDER BY g.updated_at DESC, g.id", &st, err);
 
 	*out = NULL;
 	*n = 0;
@@ -343,7 +355,7 @@ int db_seats_running_by_email(db *d, const char *email, int limit, db_player_sea
 {
 	dbi_stmt *st;
 	int r = dbi_prepare(d, "SELECT s.game_id, s.seat FROM seats s JOIN games g ON g.id = s.game_id "
-			    "WHERE s.email = ?1 COLLATE NOCASE AND g.status = 'running' "
+			    "WHERE lower(s.email) = lower(?1) AND g.status = 'running' "
 			    "ORDER BY g.updated_at, g.id LIMIT ?2", &st, err);
 
 	*out = NULL;

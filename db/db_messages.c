@@ -3,6 +3,7 @@
 #include "db_internal.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 int db_message_add(db *d, const char *game_id, int from_seat, int to_seat, const char *text,
 		   const char *channel, const char *now, long long *seq, db_error *err)
@@ -39,13 +40,19 @@ int db_message_add(db *d, const char *game_id, int from_seat, int to_seat, const
 int db_messages_last_hour(db *d, const char *game_id, int from_seat, int *count, db_error *err)
 {
 	dbi_stmt *st;
+	char since[32];
+	time_t hour_ago = time(NULL) - 3600;
+	struct tm tm;
 	int r = dbi_prepare(d, "SELECT count(*) FROM messages WHERE game_id = ?1 AND from_seat = ?2 "
-			    "AND at > strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-1 hour')", &st, err);
+			    "AND at > ?3", &st, err);
 
+	/* The times are written as UTC text (YYYY-MM-DDTHH:MM:SSZ), which compares in time order. */
+	strftime(since, sizeof since, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&hour_ago, &tm));
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, game_id);
 	dbi_bind_int(st, 2, from_seat);
+	dbi_bind_text(st, 3, since);
 	if (dbi_step(st) == DBI_ROW)
 		*count = dbi_col_int(st, 0);
 	else
@@ -135,7 +142,7 @@ int db_messages_mailed_get(db *d, const char *game_id, int seat, long long *seq,
 int db_messages_mailed_set(db *d, const char *game_id, int seat, long long seq, db_error *err)
 {
 	dbi_stmt *st;
-	int r = dbi_prepare(d, "UPDATE seats SET messages_mailed = max(messages_mailed, ?3) "
+	int r = dbi_prepare(d, "UPDATE seats SET messages_mailed = greatest(messages_mailed, ?3) "
 			    "WHERE game_id = ?1 AND seat = ?2", &st, err);
 
 	if (r)

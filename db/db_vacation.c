@@ -68,9 +68,9 @@ int db_vacations_pause(db *d, long long now, int *count, db_error *err)
 	 */
 	int r = dbi_prepare(d, "UPDATE seat_clocks AS c SET "
 			    "running_since = CASE WHEN c.deadline > p.start_at "
-			    "THEN c.running_since + p.end_at - max(p.start_at, c.running_since) ELSE c.running_since END, "
+			    "THEN c.running_since + p.end_at - greatest(p.start_at, c.running_since) ELSE c.running_since END, "
 			    "deadline = CASE WHEN c.deadline > p.start_at "
-			    "THEN c.deadline + p.end_at - max(p.start_at, c.running_since) ELSE c.deadline END, "
+			    "THEN c.deadline + p.end_at - greatest(p.start_at, c.running_since) ELSE c.deadline END, "
 			    "paused_until = p.end_at "
 			    "FROM (SELECT v.start_at, v.end_at, s.game_id, s.seat FROM vacations v "
 			    "JOIN seats s ON " PLAYER_OF_SEAT " = v.player JOIN games g ON g.id = s.game_id "
@@ -107,8 +107,8 @@ int db_vacations_outage(db *d, long long last, long long now, db_error *err)
 {
 	dbi_stmt *st;
 	/* The part of the outage before a vacation's end was not charged anyway: the vacation had moved the deadline. */
-	int r = dbi_prepare(d, "UPDATE seat_clocks SET deadline = deadline - min(?2 - ?1, paused_until - ?1), "
-			    "running_since = running_since - min(?2 - ?1, paused_until - ?1) "
+	int r = dbi_prepare(d, "UPDATE seat_clocks SET deadline = deadline - least(?2 - ?1, paused_until - ?1), "
+			    "running_since = running_since - least(?2 - ?1, paused_until - ?1) "
 			    "WHERE deadline IS NOT NULL AND paused_until > ?1", &st, err);
 
 	if (r)

@@ -10,7 +10,8 @@ struct db_migration {
 	size_t len;
 };
 
-/* Terminated by an entry whose name is NULL. */
+/* Terminated by an entry whose name is NULL: SQLite's (migrations/) and PostgreSQL's (migrations/postgresql/). */
 extern const struct db_migration db_migrations[];
+extern const struct db_migration db_pg_migrations[];
 
 #endif

@@ -1,5 +1,6 @@
 /* sqlite_conn.c - the SQLite backend's connection: one file, WAL, synchronous=FULL, busy waits, the schema version in user_version. */
 #include "sqlite_db.h"
+#include "migrations.h"
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -45,6 +46,38 @@ static void sql_outbox_kept(sqlite3_context *ctx, int argc, sqlite3_value **argv
 	sqlite3_result_text(ctx, kept, -1, free);
 }
 
+/* greatest(a, b) and least(a, b) of PostgreSQL, which the queries use for SQLite's max(a, b) and min(a, b). */
+static void sql_extreme(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	int greatest = sqlite3_user_data(ctx) != NULL;
+	sqlite3_value *a = argv[0], *b = argv[1];
+
+	(void)argc;
+	if (sqlite3_value_type(a) == SQLITE_NULL) {
+		sqlite3_result_value(ctx, b);
+		return;
+	}
+	if (sqlite3_value_type(b) == SQLITE_NULL) {
+		sqlite3_result_value(ctx, a);
+		return;
+	}
+	if ((sqlite3_value_int64(a) > sqlite3_value_int64(b)) == greatest)
+		sqlite3_result_value(ctx, a);
+	else
+		sqlite3_result_value(ctx, b);
+}
+
+/* The SQL functions the queries of db/ call that SQLite lacks. */
+static int add_functions(sqlite3 *conn)
+{
+	static int greatest = 1;
+	const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY;
+
+	return sqlite3_create_function(conn, "rookery_outbox_kept", 1, flags, NULL, sql_outbox_kept, NULL, NULL) ||
+	       sqlite3_create_function(conn, "greatest", 2, flags, &greatest, sql_extreme, NULL, NULL) ||
+	       sqlite3_create_function(conn, "least", 2, flags, NULL, sql_extreme, NULL, NULL);
+}
+
 static void sqlite_close(db *d)
 {
 	struct sqlite_db *s = sqlite_of(d);
@@ -77,9 +110,7 @@ static int sqlite_open(const char *path, int how, db **out, db_error *err)
 	 * every older page image, into the database and deletes it. */
 	r = sqlite_exec(d, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; "
 			"PRAGMA foreign_keys = ON; PRAGMA trusted_schema = OFF; PRAGMA secure_delete = ON;", err);
-	if (!r && sqlite3_create_function(s->conn, "rookery_outbox_kept", 1,
-					  SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
-					  sql_outbox_kept, NULL, NULL) != SQLITE_OK)
+	if (!r && add_functions(s->conn) != SQLITE_OK)
 		r = sqlite_sql_fail(d, err, "registering functions");
 	/* query_only rather than SQLITE_OPEN_READONLY: a reader still maps the WAL index. */
 	if (!r && how == DBI_OPEN_READER)
@@ -124,6 +155,11 @@ static int sqlite_set_schema_version(db *d, int v, db_error *err)
 	return sqlite_exec(d, pragma, err);
 }
 
+static void sqlite_describe(const char *path, char *out, size_t size)
+{
+	snprintf(out, size, "%s", path);
+}
+
 const struct dbi_backend dbi_sqlite = {
 	.name = "sqlite",
 	.open = sqlite_open,
@@ -147,9 +183,12 @@ const struct dbi_backend dbi_sqlite = {
 	.in_transaction = sqlite_in_transaction,
 	.sql_fail = sqlite_sql_fail,
 	.begin_write = "BEGIN IMMEDIATE",
+	.begin_read = "BEGIN",
 	.schema_version = sqlite_schema_version,
+	.migrations = db_migrations,
 	.set_schema_version = sqlite_set_schema_version,
 	.backup = sqlite_backup,
 	.watch_changes = sqlite_watch_changes,
 	.changed_games = sqlite_changed_games,
+	.describe = sqlite_describe,
 };

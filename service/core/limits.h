@@ -121,6 +121,7 @@
 #define LIMIT_MAIL_RETRY_OPTION_MAX_S 65535       /* the most --mail-retry may give */
 #define LIMIT_MAIL_RETRY_DELAY_MAX_S (6 * CLOCK_HOUR_S) /* retries are at most six hours apart */
 #define LIMIT_OUTBOX_BATCH           16           /* mails one pass of the delivery worker sends */
+#define LIMIT_MAIL_SENDING_S         900          /* longer than any delivery: a claim this old on a shared database was interrupted */
 #define LIMIT_OUTBOX_POLL_S          2            /* the worker looks for due retries this often even when not woken */
 #define LIMIT_OUTBOX_RECORD_RETRY_S  1            /* a delivery whose outcome cannot be written is written again this often */
 #define LIMIT_SMTP_CONNECT_S         15           /* to reach the SMTP server */

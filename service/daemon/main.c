@@ -15,6 +15,7 @@
 #include "pipeline/pipeline.h"
 #include "http/http.h"
 #include "live/events.h"
+#include "live/follow.h"
 #include "mail_in/mail_in.h"
 #include "mail_in/mail_parse.h"
 #include "mail_in/mail_socket.h"
@@ -43,6 +44,8 @@
 #include <unistd.h>
 
 #define DEFAULT_DB "var/rookery.db"
+/* Where a daemon on PostgreSQL keeps its sockets and its lock when --sockets does not say. */
+#define DEFAULT_SOCKETS "var/rookery"
 #define DEFAULT_ADDRESS "127.0.0.1"
 #define DEFAULT_PORT 8080
 #define PORT_MAX 65535   /* TCP's */
@@ -74,7 +77,12 @@ static const char usage_serve[] =
 	"options:\n"
 	"  --address ADDR    listen on this IPv4 or IPv6 address (default " DEFAULT_ADDRESS ")\n"
 	"  --port PORT       listen on this TCP port (default " STRINGIFY(DEFAULT_PORT) "; 0 picks a free one)\n"
-	"  --db PATH         the SQLite database (default " DEFAULT_DB ", created if missing)\n"
+	"  --db PATH|URI     the SQLite database (default " DEFAULT_DB ", created if missing), or a\n"
+	"                    PostgreSQL database as a libpq URI (postgresql://user@host/dbname),\n"
+	"                    which several daemons may share\n"
+	"  --sockets PREFIX  the daemon's Unix sockets are PREFIX.mail.sock and PREFIX.control.sock,\n"
+	"                    and PREFIX.lock keeps a second daemon off them (default: the SQLite\n"
+	"                    database's path; with PostgreSQL " DEFAULT_SOCKETS ")\n"
 	"  --base-url URL    the public address used in links (default http://ADDR:PORT)\n"
 	"  --proxy ADDR      requests from this address come through a reverse proxy: rate limits\n"
 	"                    count the client it names last in X-Forwarded-For, and the proxy is\n"
@@ -104,10 +112,10 @@ static const char usage_serve[] =
 	"  --mail-from ADDR  the sender of outgoing mail (default rookery@REPLY-DOMAIN)\n"
 	"  --reply-domain D  replies go to play+TOKEN@D; route that domain to `rookery mail-in`\n"
 	"                    (default localhost)\n"
-	"  --maildir DIR     where mails go without --smtp (default: mail/ beside the database)\n"
+	"  --maildir DIR     where mails go without --smtp (default: mail/ beside the sockets)\n"
 	"  --mail-retry SEC  first retry delay of a failed delivery, doubling each time (default "
 	STRINGIFY(LIMIT_MAIL_RETRY_S) ")\n"
-	"  --mail-group GRP  the group (name or number) of the mail socket <db>.mail.sock, mode 0660,\n"
+	"  --mail-group GRP  the group (name or number) of the mail socket PREFIX.mail.sock, mode 0660,\n"
 	"                    for the user the MTA's pipe runs as (default: the daemon's group)\n"
 	"  -h, --help        show this help\n";
 
@@ -118,11 +126,13 @@ static const char usage_mail_in[] =
 	"MTA delivers to a pipe. Exit status follows sysexits.h: 0 handled (acted on, or answered\n"
 	"with a refusal mail), 65 unreadable message (bounce), 67 not a Rookery reply address\n"
 	"(bounce), 75 the server is not running (the MTA keeps the mail and retries).\n"
-	"The server's socket <db>.mail.sock (mode 0660) takes mail and nothing else; run this as\n"
-	"a user of its group (see `rookery serve --mail-group`).\n"
+	"The server's socket PREFIX.mail.sock (mode 0660) takes mail and nothing else; run this as\n"
+	"a user of its group (see `rookery serve --mail-group`). Daemons sharing a PostgreSQL\n"
+	"database all take mail: any of them may be given it.\n"
 	"\n"
 	"options:\n"
-	"  --db PATH          the database the server uses (default " DEFAULT_DB ")\n"
+	"  --db PATH|URI      the database the server uses (default " DEFAULT_DB ")\n"
+	"  --sockets PREFIX   the server's --sockets, when it was given one\n"
 	"  --recipient ADDR   the envelope recipient (default: $ORIGINAL_RECIPIENT or\n"
 	"                     $RECIPIENT as Postfix sets them, else the message's headers)\n"
 	"  -h, --help         show this help\n";
@@ -132,22 +142,26 @@ static const char usage_backup[] =
 	"\n"
 	"Ask the running `rookery serve` of the database for an online backup into FILE, a new\n"
 	"file readable by its owner only (never copy the files of a live database). The request goes\n"
-	"through the server's control socket <db>.control.sock, which only the user the server runs\n"
+	"through the server's control socket PREFIX.control.sock, which only the user the server runs\n"
 	"as may use. FILE must not exist, nor FILE.part, and its directory must not be a symbolic\n"
 	"link. Exit status: 0 done, 74 the backup failed or was refused, 75 the server is not\n"
-	"running, 64 bad usage.\n"
+	"running, 64 bad usage. A PostgreSQL database is backed up with PostgreSQL's tools\n"
+	"(docs/operations.md).\n"
 	"\n"
 	"options:\n"
 	"  --db PATH         the database the server uses (default " DEFAULT_DB ")\n"
+	"  --sockets PREFIX  the server's --sockets, when it was given one\n"
 	"  -h, --help        show this help\n";
 
 static const char usage_migrate[] =
 	"usage: rookery migrate [options]\n"
 	"\n"
 	"Create the database or apply pending migrations, print the schema version, exit.\n"
+	"A database made by a newer rookery is refused and left alone.\n"
 	"\n"
 	"options:\n"
-	"  --db PATH         the SQLite database (default " DEFAULT_DB ")\n"
+	"  --db PATH|URI     the SQLite database (default " DEFAULT_DB "), or a PostgreSQL\n"
+	"                    database as a libpq URI (postgresql://user@host/dbname)\n"
 	"  -h, --help        show this help\n";
 
 /* Create the directory holding path when it is the default one under var/. */
@@ -167,7 +181,8 @@ static int open_db(const char *path, db **out)
 {
 	db_error de;
 
-	ensure_parent_dir(path);
+	if (!db_target_is_postgresql(path))
+		ensure_parent_dir(path);
 	if (db_open(path, out, &de)) {
 		fprintf(stderr, "rookery: %s\n", de.message);
 		return de.code == DB_E_VERSION ? EXIT_DB_NEWER : EXIT_FAILURE;
@@ -176,19 +191,36 @@ static int open_db(const char *path, db **out)
 }
 
 /*
- * One daemon per database: hold an exclusive lock on "<db>.lock" for the
- * daemon's life. Returns the lock's descriptor, or -1 after saying why.
+ * The prefix of the daemon's sockets and lock: --sockets, else the SQLite database's path
+ * (its sockets lie beside it), else DEFAULT_SOCKETS.
  */
-static int lock_database(const char *dbpath)
+static const char *sockets_prefix(const char *sockets, const char *dbpath)
 {
-	char *path = xasprintf("%s.lock", dbpath);
+	if (sockets)
+		return sockets;
+	return db_target_is_postgresql(dbpath) ? DEFAULT_SOCKETS : dbpath;
+}
+
+/*
+ * One daemon per SQLite database, and per sockets: hold an exclusive lock on
+ * "<prefix>.lock" for the daemon's life (daemons sharing a PostgreSQL database
+ * each have sockets of their own). Returns the lock's descriptor, or -1 after
+ * saying why.
+ */
+static int lock_database(const char *prefix, const char *dbpath)
+{
+	char *path = xasprintf("%s.lock", prefix);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 
 	if (fd < 0) {
 		fprintf(stderr, "rookery: cannot open %s: %s\n", path, strerror(errno));
 	} else if (flock(fd, LOCK_EX | LOCK_NB)) {
-		fprintf(stderr, "rookery: another rookery serve is using %s; only one may write a database\n",
-			dbpath);
+		if (db_target_is_postgresql(dbpath))
+			fprintf(stderr, "rookery: another rookery serve is using the sockets %s; give this one "
+				"--sockets of its own\n", prefix);
+		else
+			fprintf(stderr, "rookery: another rookery serve is using %s; only one may write a database\n",
+				dbpath);
 		close(fd);
 		fd = -1;
 	}
@@ -262,7 +294,7 @@ static int create_demo(app *a)
 
 /* What `rookery serve` was asked for, and what it starts; serve_stop undoes all of it. */
 typedef struct serving {
-	const char *address, *dbpath, *base, *smtp, *tls, *from, *domain, *maildir;
+	const char *address, *dbpath, *base, *smtp, *tls, *from, *domain, *maildir, *sockets;
 	unsigned port, retry;
 	unsigned threads;          /* HTTP polling threads, each with a reading connection */
 	unsigned view_cache;       /* rendered views kept (--view-cache); 0: none */
@@ -277,6 +309,7 @@ typedef struct serving {
 	event_hub *events;
 	unix_server *msock, *csock;
 	sweeper *sweep;
+	follower *follow;
 	char *sock_path, *control_path;
 } serving;
 
@@ -303,6 +336,7 @@ static int serve_option(serving *s, int c, const char *arg)
 		}
 		break;
 	case 'd': s->dbpath = arg; break;
+	case 'k': s->sockets = arg; break;
 	case 'b': s->base = arg; break;
 	case 'D': s->demo = 1; break;
 	case 'S': s->smtp = arg; break;
@@ -374,6 +408,7 @@ static int serve_parse_options(serving *s, int argc, char **argv)
 		{"address", required_argument, NULL, 'a'},
 		{"port", required_argument, NULL, 'p'},
 		{"db", required_argument, NULL, 'd'},
+		{"sockets", required_argument, NULL, 'k'},
 		{"base-url", required_argument, NULL, 'b'},
 		{"demo", no_argument, NULL, 'D'},
 		{"smtp", required_argument, NULL, 'S'},
@@ -412,7 +447,7 @@ static void serve_mail_config(serving *s)
 	if (s->maildir) {
 		mc->maildir = xstrdup(s->maildir);
 	} else {
-		char *copy = xstrdup(s->dbpath);
+		char *copy = xstrdup(sockets_prefix(s->sockets, s->dbpath));
 		mc->maildir = xasprintf("%s/mail", dirname(copy));
 		free(copy);
 	}
@@ -465,8 +500,10 @@ static int serve_open_database(serving *s)
 		fprintf(stderr, "rookery: broken template: %s\n", te.message);
 		return EXIT_FAILURE;
 	}
-	ensure_parent_dir(s->dbpath);
-	if ((s->lock_fd = lock_database(s->dbpath)) < 0)
+	const char *prefix = sockets_prefix(s->sockets, s->dbpath);
+
+	ensure_parent_dir(prefix);
+	if ((s->lock_fd = lock_database(prefix, s->dbpath)) < 0)
 		return EXIT_FAILURE;
 	if ((rc = open_db(s->dbpath, &s->a.db)))
 		return rc;
@@ -512,11 +549,20 @@ static int serve_start_listeners(serving *s)
 	}
 	if (s->view_cache) {
 		s->a.views = view_cache_new(s->view_cache, LIMIT_VIEW_CACHE_BYTES);
-		s->a.versions = versions_new(LIMIT_VERSIONS_KEPT);
+		/* Other daemons change a shared database: each read asks it for the games' versions. */
+		if (!db_shared(s->a.db))
+			s->a.versions = versions_new(LIMIT_VERSIONS_KEPT);
 	}
 	if (!(s->events = events_start(&s->a, s->keepalive))) {
 		fprintf(stderr, "rookery: cannot start the live events' keep-alive thread\n");
 		return EXIT_FAILURE;
+	}
+	if (db_shared(s->a.db)) {
+		db_error de;
+		if (!(s->follow = follower_start(&s->a, s->dbpath, &de))) {
+			fprintf(stderr, "rookery: cannot follow the database's commits: %s\n", de.message);
+			return EXIT_FAILURE;
+		}
 	}
 	s->srv = http_start(&s->a, &routes_site, s->address, s->port, s->threads);
 	if (!s->srv)
@@ -525,14 +571,16 @@ static int serve_start_listeners(serving *s)
 		s->port = http_port(s->srv);
 	serve_base_url(s);
 	/* Mail in and the sweeper's mails out need the public address for their links. */
-	s->sock_path = mail_socket_path(s->dbpath);
-	s->control_path = control_socket_path(s->dbpath);
+	s->sock_path = mail_socket_path(sockets_prefix(s->sockets, s->dbpath));
+	s->control_path = control_socket_path(sockets_prefix(s->sockets, s->dbpath));
 	if (!(s->sweep = sweeper_start(&s->a)) ||
 	    !(s->msock = mail_socket_start(&s->a, s->sock_path, s->mail_group)) ||
 	    !(s->csock = control_socket_start(&s->a, s->control_path)))
 		return EXIT_FAILURE;
+	char shown[DB_TARGET_TEXT];
+	db_target_describe(s->dbpath, shown, sizeof shown);
 	log_event("rookery %s serving %s on %s port %u (database %s)", ROOKERY_VERSION, s->a.base_url,
-		  s->address, s->port, s->dbpath);
+		  s->address, s->port, shown);
 	log_event("mail: replies to play+...@%s, incoming through %s, outgoing %s %s", s->mc.reply_domain,
 		  s->sock_path, s->mc.smtp_url ? "over SMTP" : "into the maildir", s->mc.smtp_url ? "" : s->mc.maildir);
 	printf("Rookery is serving %s/\n", s->a.base_url);
@@ -586,6 +634,7 @@ static int serve_stop(serving *s, int rc)
 		_exit(0);
 	}
 	/* Nothing changes games any more: nobody publishes to the hub, tells versions or reads. */
+	follower_stop(s->follow);
 	events_stop(s->events);
 	serve_log_views(s->a.views);
 	view_cache_free(s->a.views);
@@ -636,11 +685,12 @@ static int cmd_mail_in(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"db", required_argument, NULL, 'd'},
+		{"sockets", required_argument, NULL, 'k'},
 		{"recipient", required_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *dbpath = DEFAULT_DB, *recipient = NULL;
+	const char *dbpath = DEFAULT_DB, *recipient = NULL, *sockets = NULL;
 	size_t cap = 64 * 1024, len = 0;
 	char *data, *path, msg[512];
 	int c, code;
@@ -648,6 +698,7 @@ static int cmd_mail_in(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dbpath = optarg; break;
+		case 'k': sockets = optarg; break;
 		case 'r': recipient = optarg; break;
 		case 'h': fputs(usage_mail_in, stdout); return 0;
 		default: fputs(usage_mail_in, stderr); return EX_USAGE;
@@ -685,7 +736,7 @@ static int cmd_mail_in(int argc, char **argv)
 		free(data);
 		return MAIL_IN_DATAERR;
 	}
-	path = mail_socket_path(dbpath);
+	path = mail_socket_path(sockets_prefix(sockets, dbpath));
 	code = mail_socket_send(path, data, len, recipient, msg, sizeof msg);
 	fprintf(stderr, "rookery mail-in: %s\n", msg);
 	free(path);
@@ -697,16 +748,18 @@ static int cmd_backup(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"db", required_argument, NULL, 'd'},
+		{"sockets", required_argument, NULL, 'k'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *dbpath = DEFAULT_DB;
+	const char *dbpath = DEFAULT_DB, *sockets = NULL;
 	char msg[512], *path, *dest, cwd[4096];
 	int c, code;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dbpath = optarg; break;
+		case 'k': sockets = optarg; break;
 		case 'h': fputs(usage_backup, stdout); return 0;
 		default: fputs(usage_backup, stderr); return EX_USAGE;
 		}
@@ -722,7 +775,7 @@ static int cmd_backup(int argc, char **argv)
 		dest = xasprintf("%s/%s", cwd, argv[optind]);
 	else
 		dest = xstrdup(argv[optind]);
-	path = control_socket_path(dbpath);
+	path = control_socket_path(sockets_prefix(sockets, dbpath));
 	code = control_socket_backup(path, dest, msg, sizeof msg);
 	fprintf(code ? stderr : stdout, "rookery backup: %s%s%s\n", msg, code ? "" : " to ", code ? "" : dest);
 	free(path);
@@ -751,7 +804,9 @@ static int cmd_migrate(int argc, char **argv)
 	umask(077);   /* as serve: the database is the owner's only */
 	if ((rc = open_db(dbpath, &d)))
 		return rc;
-	printf("%s: schema version %d\n", dbpath, db_schema_version(d));
+	char shown[DB_TARGET_TEXT];
+	db_target_describe(dbpath, shown, sizeof shown);
+	printf("%s: schema version %d\n", shown, db_schema_version(d));
 	db_close(d);
 	return 0;
 }

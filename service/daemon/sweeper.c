@@ -194,12 +194,18 @@ static int (*const jobs[])(app *a, long long now) = {
 	sweep_heartbeat,   /* last: a heartbeat at t says a whole sweep ran at t */
 };
 
-/* Run every job once, in the caller's thread. */
+/*
+ * Run every job once, in the caller's thread. Daemons sharing a database take turns: a job
+ * another daemon is running is skipped, so that a deadline or a digest is acted on once.
+ */
 static void run_jobs(app *a)
 {
 	for (size_t i = 0; i < sizeof jobs / sizeof *jobs; i++) {
 		app_writer_lock(a);
-		jobs[i](a, (long long)time(NULL));
+		if (db_hold_try(a->db, "rookery sweep")) {
+			jobs[i](a, (long long)time(NULL));
+			db_hold_end(a->db, "rookery sweep");
+		}
 		app_writer_unlock(a);
 	}
 }

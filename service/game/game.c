@@ -57,6 +57,9 @@ int game_load(app *a, const char *id, game_loaded *out, app_error *err)
 	int r;
 
 	memset(out, 0, sizeof *out);
+	/* A change holds its game first, so that it reads what another daemon's change of it left. */
+	if (!app_reading() && db_in_transaction(app_db(a)) && db_game_lock(app_db(a), id, &de))
+		return app_storage_fail(err, &de);
 	r = db_game_load(app_db(a), id, &out->rec, &de);
 	if (r == DB_E_NOTFOUND)
 		return app_fail(err, E_NOT_FOUND, "there is no game %s", id);

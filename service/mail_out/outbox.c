@@ -8,6 +8,7 @@
 #include "mail_out/smtp.h"
 #include "core/limits.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -128,18 +129,23 @@ int outbox_run_once(app *a, int retry_base_s)
  * Mark failed the mails a previous run left 'sending' (it stopped while sending them: they
  * are not sent again). Done at start; when the disk fails then, the worker tries again
  * between mails, when no row of this run is 'sending', until it goes through.
+ *
+ * On a database other daemons share, a row 'sending' may be another daemon's mail in flight:
+ * only claims older than any delivery lasts count as interrupted, and the worker looks for
+ * them at every round, since a daemon that dies leaves its claims to the others.
  */
 static void abandon_interrupted(outbox *o)
 {
 	db_error de;
-	int lost = 0, r;
+	int lost = 0, r, shared = db_shared(o->app->db);
+	long long before = shared ? (long long)time(NULL) - LIMIT_MAIL_SENDING_S : LLONG_MAX;
 
 	app_writer_lock(o->app);
-	r = db_outbox_abandon_interrupted(app_db(o->app), &lost, &de);
+	r = db_outbox_abandon_interrupted(app_db(o->app), before, &lost, &de);
 	app_writer_unlock(o->app);
 	if (r && o->abandon_tries++ == 0)
 		log_event("mail: cannot mark the mails interrupted by the last stop (trying again): %s", de.message);
-	o->interrupted_left = r != 0;
+	o->interrupted_left = r != 0 || shared;
 	if (lost)
 		log_event("mail: %d mail(s) were being sent when the server stopped; marked failed, not resent", lost);
 }

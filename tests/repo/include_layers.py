@@ -7,7 +7,8 @@ Reads every #include "..." in common/, rules/, db/ and service/, and fails when
   - an include names no file of the project (a quoted include is always ours),
   - the files' include graph has a circle (a.h -> b.h -> a.h, or through .c files),
   - a file does not open with a one-line comment saying what it is,
-  - a storage backend's library header (sqlite3.h) is included outside its folder (db/sqlite/),
+  - a storage backend's library header (sqlite3.h, libpq-fe.h) is included outside its folder
+    (db/sqlite/, db/postgresql/),
     or a backend's own header outside that backend: the query files of db/ reach a backend
     only through the statement API of db_internal.h.
 Run: python3 tests/repo/include_layers.py [SOURCE_ROOT]
@@ -44,7 +45,7 @@ GENERATED = {'migrations.h': 'db', 'templates.h': 'service/pages'}
 LIBRARY_DIRS = ['common', 'rules', 'db']
 
 # The system headers only one folder may include: the storage backends' libraries.
-BACKEND_HEADERS = {'sqlite3.h': 'db/sqlite'}
+BACKEND_HEADERS = {'sqlite3.h': 'db/sqlite', 'libpq-fe.h': 'db/postgresql'}
 SYSTEM_INCLUDE = re.compile(r'^\s*#\s*include\s+<([^>]+)>', re.M)
 
 TOP_COMMENT = re.compile(r'^/\* [a-z_0-9]+\.[ch] - \S')

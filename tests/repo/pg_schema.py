@@ -126,6 +126,34 @@ def sqlite_checks(sql):
     return out
 
 
+# What PostgreSQL has for reasons SQLite has no use for, left out of the comparison: the schema
+# version (SQLite keeps it in PRAGMA user_version), the explicit rowid of held_mails (SQLite's is
+# implicit), and the trigger that notifies the other daemons of each commit (one daemon holds a
+# SQLite database).
+PG_ONLY_TABLES = {"rookery_schema_version"}
+PG_ONLY_COLUMNS = {("held_mails", "rowid")}
+PG_ONLY_TRIGGERS = {"games_notify"}
+
+
+def index_expressions(sql):
+    """The keys of a CREATE INDEX statement as written: "lower(email)" for an expression."""
+    body = sql[sql.index("(") + 1:]
+    keys, depth, cur = [], 0, ""
+    for ch in body:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            if depth == 0:
+                break
+            depth -= 1
+        if ch == "," and depth == 0:
+            keys.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return keys + [cur.strip()]
+
+
 def sqlite_schema(conn):
     """{"tables": {name: {columns, primary key, unique, foreign keys, indexes}}, "triggers": {...}}"""
     tables = {}
@@ -142,12 +170,17 @@ def sqlite_schema(conn):
         for _, iname, unique, origin, partial in conn.execute(f"PRAGMA index_list({t})"):
             if origin == "pk":
                 continue
-            keys = [f"lower({name})" if coll.upper() == "NOCASE" else name
-                    for _, _, name, _, coll, key in conn.execute(f"PRAGMA index_xinfo({iname})") if key]
-            if origin == "u":
-                d["unique"].append(", ".join(keys))
-                continue
             sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (iname,)).fetchone()[0]
+            written = index_expressions(sql) if sql else []
+            keys = [f"lower({name})" if name and coll.upper() == "NOCASE" else name or written[n]
+                    for n, (_, _, name, _, coll, key) in
+                    enumerate(conn.execute(f"PRAGMA index_xinfo({iname})")) if key]
+            if origin == "u" or (unique and iname.endswith("_key")):
+                # A unique index named *_key is compared as a constraint (see pg_schema); the
+                # NOCASE unique column and the lower(email) index of 0018 say the same.
+                if ", ".join(keys) not in d["unique"]:
+                    d["unique"].append(", ".join(keys))
+                continue
             where = re.search(r"\bWHERE\b(.*)$", sql, re.S | re.I) if partial else None
             d["indexes"][iname] = index_text(unique, keys, where and where.group(1))
         fks = {}
@@ -208,6 +241,8 @@ def pg_schema(pg, uri):
     tables = {}
     not_c = []
     for c in cat["columns"] or []:
+        if c["table"] in PG_ONLY_TABLES or (c["table"], c["name"]) in PG_ONLY_COLUMNS:
+            continue
         d = tables.setdefault(c["table"], new_table())
         default = re.sub(r"::[\w ]+$", "", c["default"]) if c["default"] is not None else None
         d["columns"].append(column_text(c["name"], PG_TYPES.get(c["type"], "pg:" + c["type"]), c["notnull"],
@@ -215,6 +250,8 @@ def pg_schema(pg, uri):
         if c["type"] == "text" and c["collation"] != "C":
             not_c.append(f"{c['table']}.{c['name']} ({c['collation']})")
     for k in cat["constraints"] or []:
+        if k["table"] in PG_ONLY_TABLES:
+            continue
         d = tables[k["table"]]
         if k["type"] == "p":
             d["primary key"] = [s.strip() for s in re.match(r"PRIMARY KEY \((.*)\)", k["def"]).group(1).split(",")]
@@ -240,7 +277,8 @@ def pg_schema(pg, uri):
     for d in tables.values():
         for what in ("unique", "foreign keys", "checks"):
             d[what].sort()
-    triggers = {t["name"]: trigger_event(t["def"]) for t in cat["triggers"] or []}
+    triggers = {t["name"]: trigger_event(t["def"]) for t in cat["triggers"] or []
+                if t["name"] not in PG_ONLY_TRIGGERS}
     return {"tables": tables, "triggers": triggers}, not_c
 
 

@@ -638,8 +638,11 @@ static void outbox_wiped_once_done(void **state)
 	assert_int_equal(db_outbox_failed(d, rows[1].id, "550 no such mailbox", &e), 0);
 	assert_int_equal(db_outbox_retry(d, rows[2].id, 100, "451 later", &e), 0);
 	db_outbox_rows_free(rows, n);
-	/* The fourth is left 'sending', as by a crash. */
-	assert_int_equal(db_outbox_abandon_interrupted(d, &count, &e), 0);
+	/* The fourth is left 'sending', as by a crash: a claim as new as the cut-off may still be
+	 * another daemon's mail in flight; an older one was interrupted. */
+	assert_int_equal(db_outbox_abandon_interrupted(d, 1, &count, &e), 0);
+	assert_int_equal(count, 0);
+	assert_int_equal(db_outbox_abandon_interrupted(d, 2, &count, &e), 0);
 	assert_int_equal(count, 1);
 	db_close(d);
 	snprintf(wal, sizeof wal, "%s-wal", path);
