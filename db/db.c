@@ -802,18 +802,30 @@ int db_setting_get(db *d, const char *key, void **value, size_t *len, db_error *
 	return r;
 }
 
-int db_setting_put(db *d, const char *key, const void *value, size_t len, db_error *err)
+/* Insert key's value; replace an existing one when replace, else keep it. */
+static int setting_store(db *d, const char *key, const void *value, size_t len, int replace, db_error *err)
 {
 	dbi_stmt *st;
 	int r;
 
-	r = dbi_prepare(d, "INSERT INTO settings (key, value) VALUES (?1, ?2) "
-			    "ON CONFLICT (key) DO UPDATE SET value = excluded.value", &st, err);
+	r = dbi_prepare(d, replace ? "INSERT INTO settings (key, value) VALUES (?1, ?2) "
+			    "ON CONFLICT (key) DO UPDATE SET value = excluded.value" :
+			    "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO NOTHING", &st, err);
 	if (r)
 		return r;
 	dbi_bind_text(st, 1, key);
 	dbi_bind_blob(st, 2, value, len);
 	return dbi_step_done(d, st, err, "put setting");
+}
+
+int db_setting_put(db *d, const char *key, const void *value, size_t len, db_error *err)
+{
+	return setting_store(d, key, value, len, 1, err);
+}
+
+int db_setting_add(db *d, const char *key, const void *value, size_t len, db_error *err)
+{
+	return setting_store(d, key, value, len, 0, err);
 }
 
 int db_game_count(db *d, int *count, db_error *err)

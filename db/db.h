@@ -245,6 +245,8 @@ void db_actions_free(db_action *v, size_t n);
 /* Small server-wide values (such as the form-token key). *value is malloc'd. */
 int db_setting_get(db *d, const char *key, void **value, size_t *len, db_error *err);
 int db_setting_put(db *d, const char *key, const void *value, size_t len, db_error *err);
+/* Store key's value only when key has none yet (an existing one is kept, no error). */
+int db_setting_add(db *d, const char *key, const void *value, size_t len, db_error *err);
 
 /* ---- mail (db_mail.c) ---- */
 

@@ -104,29 +104,41 @@ void app_writer_unlock(app *a)
 	pthread_mutex_unlock(&a->lock);
 }
 
-/* Load the secret key named name, creating and storing it on first use. */
+/*
+ * Load the secret key named name, creating and storing it on first use. Daemons that share a
+ * database may start together: a new key is only added when none is stored yet, and the one
+ * stored is then read back, so that every daemon holds the same key.
+ */
 static int load_key(app *a, const char *name, unsigned char key[APP_KEY_BYTES])
 {
-	void *value;
-	size_t len;
 	db_error de;
-	int r = db_setting_get(app_db(a), name, &value, &len, &de);
 
-	if (r == 0 && len == APP_KEY_BYTES) {
-		memcpy(key, value, APP_KEY_BYTES);
-		sodium_memzero(value, len);
+	for (int round = 0; round < 2; round++) {
+		void *value;
+		size_t len;
+		int r = db_setting_get(app_db(a), name, &value, &len, &de);
+
+		if (r == 0 && len == APP_KEY_BYTES) {
+			memcpy(key, value, APP_KEY_BYTES);
+			sodium_memzero(value, len);
+			free(value);
+			return 0;
+		}
 		free(value);
-		return 0;
+		if (r && r != DB_E_NOTFOUND)
+			break;
+		randombytes_buf(key, APP_KEY_BYTES);
+		/* A stored value of the wrong size is no key: replaced. */
+		if (db_begin(app_db(a), &de) ||
+		    (r == 0 ? db_setting_put : db_setting_add)(app_db(a), name, key, APP_KEY_BYTES, &de) ||
+		    db_commit(app_db(a), &de)) {
+			db_rollback(app_db(a));
+			break;
+		}
+		sodium_memzero(key, APP_KEY_BYTES);
 	}
-	free(value);
-	randombytes_buf(key, APP_KEY_BYTES);
-	if (db_begin(app_db(a), &de) || db_setting_put(app_db(a), name, key, APP_KEY_BYTES, &de) ||
-	    db_commit(app_db(a), &de)) {
-		db_rollback(app_db(a));
-		log_event("cannot store the %s: %s", name, de.message);
-		return E_INTERNAL;
-	}
-	return 0;
+	log_event("cannot store the %s: %s", name, de.message);
+	return E_INTERNAL;
 }
 
 int app_load_keys(app *a)
