@@ -36,12 +36,16 @@ int db_outbox_claim(db *d, long long now, int limit, db_outbox_row **rows, size_
 		return r;
 	/*
 	 * Daemons sharing the database claim different mails: each skips the rows another's claim
-	 * holds (skip_locked), and the state is checked again on the row it then updates.
+	 * holds (skip_locked). The rows are chosen once, in the WITH, before any is updated: a
+	 * subquery run again for each row would skip the rows this very statement just locked
+	 * and claim more than asked.
 	 */
-	r = dbi_prepare(d, "UPDATE outbox SET state = 'sending', attempts = attempts + 1, sending_since = ?1 "
-			"WHERE state = 'queued' AND id IN "
-			"(SELECT id FROM outbox WHERE state = 'queued' AND next_attempt_at <= ?1 "
-			"ORDER BY id LIMIT ?2 /*skip_locked*/) RETURNING id, game_id, kind, recipient, message, attempts",
+	r = dbi_prepare(d, "WITH due AS (SELECT id FROM outbox WHERE state = 'queued' AND next_attempt_at <= ?1 "
+			"ORDER BY id LIMIT ?2 /*skip_locked*/) "
+			"UPDATE outbox SET state = 'sending', attempts = attempts + 1, sending_since = ?1 "
+			"FROM due WHERE outbox.id = due.id AND outbox.state = 'queued' "
+			"RETURNING outbox.id, outbox.game_id, outbox.kind, outbox.recipient, outbox.message, "
+			"outbox.attempts",
 			&st, err);
 	if (r)
 		goto out;
@@ -377,10 +381,10 @@ int db_rate_hit(db *d, const char *key, long long now, int window_s, int limit, 
 		db_error *err)
 {
 	dbi_stmt *st;
-	int r = dbi_prepare(d, "INSERT INTO rate_limits (key, window_start, count) VALUES (?1, ?2, 1) "
+	int r = dbi_prepare(d, "INSERT INTO rate_limits AS r (key, window_start, count) VALUES (?1, ?2, 1) "
 			    "ON CONFLICT (key) DO UPDATE SET "
-			    "count = CASE WHEN window_start <= ?2 - ?3 THEN 1 ELSE count + 1 END, "
-			    "window_start = CASE WHEN window_start <= ?2 - ?3 THEN ?2 ELSE window_start END "
+			    "count = CASE WHEN r.window_start <= ?2 - ?3 THEN 1 ELSE r.count + 1 END, "
+			    "window_start = CASE WHEN r.window_start <= ?2 - ?3 THEN ?2 ELSE r.window_start END "
 			    "RETURNING count", &st, err);
 
 	*allowed = 0;

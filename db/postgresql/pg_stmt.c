@@ -17,13 +17,14 @@ static const struct {
 	{ "/*skip_locked*/", "FOR UPDATE SKIP LOCKED" },
 };
 
-char *pg_translate(const char *sql, int *nparams)
+char *pg_translate(const char *sql, int *nparams, unsigned *used)
 {
 	size_t n = strlen(sql), cap = n * 2 + 64, o = 0;
 	char *out = xmalloc(cap);
 	char quote = 0;
 
 	*nparams = 0;
+	*used = 0;
 	for (size_t i = 0; i < n;) {
 		char c = sql[i];
 		int matched = 0;
@@ -50,6 +51,8 @@ char *pg_translate(const char *sql, int *nparams)
 			}
 			if (v > *nparams)
 				*nparams = v;
+			if (v >= 1 && v <= 32)
+				*used |= 1u << (v - 1);
 			continue;
 		}
 		for (size_t m = 0; m < sizeof markers / sizeof markers[0]; m++) {
@@ -73,6 +76,8 @@ char *pg_translate(const char *sql, int *nparams)
 	return out;
 }
 
+#define TEXT_OID 25   /* pg_type.oid of text */
+
 /* The connection's prepared statement for sql, preparing it on the server the first time. */
 static const struct pg_prepared *prepared_for(struct pg_db *p, const char *sql, db_error *err)
 {
@@ -80,11 +85,13 @@ static const struct pg_prepared *prepared_for(struct pg_db *p, const char *sql, 
 	PGresult *res;
 	char *text;
 	int nparams;
+	unsigned used;
+	Oid types[PG_MAX_PARAMS];
 
 	for (w = p->prepared; w; w = w->next)
 		if (strcmp(w->sql, sql) == 0)
 			return w;
-	text = pg_translate(sql, &nparams);
+	text = pg_translate(sql, &nparams, &used);
 	if (nparams > PG_MAX_PARAMS) {
 		free(text);
 		dbi_fail(err, DB_E_IO, "prepare: %d parameters, more than %d", nparams, PG_MAX_PARAMS);
@@ -92,7 +99,13 @@ static const struct pg_prepared *prepared_for(struct pg_db *p, const char *sql, 
 	}
 	w = xcalloc(1, sizeof *w);
 	snprintf(w->name, sizeof w->name, "r%d", p->nprepared);
-	res = PQprepare(p->conn, w->name, text, 0, NULL);
+	/*
+	 * PostgreSQL infers each parameter's type from where the SQL uses it; one that a variant of a
+	 * query leaves out (the filters of a list) is bound all the same, and declared text.
+	 */
+	for (int i = 0; i < nparams; i++)
+		types[i] = used & (1u << i) ? 0 : TEXT_OID;
+	res = PQprepare(p->conn, w->name, text, nparams, types);
 	free(text);
 	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
 		pg_note_error(p, res);

@@ -15,16 +15,30 @@
 #include <time.h>
 
 /*
- * A mark of this run of the server in every tag: a body cached by a client
- * before an upgrade that changed how views are written must not be
- * confirmed afterwards under the same version.
+ * A mark of the server's build in every tag: a body cached by a client before an upgrade that
+ * changed how views are written must not be confirmed afterwards under the same version, while
+ * every daemon of one build (several on one shared database, behind one address) tags a version
+ * alike. The hash of the program's own file, or a random mark of the run when it cannot be read.
  */
 static unsigned run_mark;
 static pthread_once_t run_mark_once = PTHREAD_ONCE_INIT;
 
 static void run_mark_init(void)
 {
+	unsigned char hash[crypto_generichash_BYTES_MIN], buf[65536];
+	crypto_generichash_state st;
+	FILE *f = fopen("/proc/self/exe", "rb");
+	size_t n;
+
 	run_mark = randombytes_random();
+	if (!f)
+		return;
+	crypto_generichash_init(&st, NULL, 0, sizeof hash);
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		crypto_generichash_update(&st, buf, n);
+	if (!ferror(f) && crypto_generichash_final(&st, hash, sizeof hash) == 0)
+		memcpy(&run_mark, hash, sizeof run_mark);
+	fclose(f);
 }
 
 /* The start every tag shares: the run, the version and the viewer. */
