@@ -7,6 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+int pg_lost(struct pg_db *p, db_error *err)
+{
+	return dbi_fail(err, DB_E_IO, "the database connection is lost: %s", p->message ? p->message : "");
+}
+
 void pg_note_error(struct pg_db *p, const PGresult *res)
 {
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
@@ -23,12 +28,40 @@ void pg_note_error(struct pg_db *p, const PGresult *res)
 		p->message[--n] = 0;
 }
 
+int pg_usable(struct pg_db *p)
+{
+	PGresult *res;
+	int ok;
+
+	if (PQstatus(p->conn) == CONNECTION_OK)
+		return 0;
+	PQreset(p->conn);
+	if (PQstatus(p->conn) != CONNECTION_OK) {
+		pg_note_error(p, NULL);
+		return -1;
+	}
+	/* A new session: nothing prepared, nothing listened to, the settings to make again. */
+	pg_prepared_clear(p, 0);
+	p->listening = 0;
+	res = PQexec(p->conn, p->setup);
+	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+	if (!ok)
+		pg_note_error(p, res);
+	PQclear(res);
+	return ok ? 0 : -1;
+}
+
 static int pg_exec(db *d, const char *sql, db_error *err)
 {
 	struct pg_db *p = pg_of(d);
-	PGresult *res = PQexec(p->conn, sql);
-	ExecStatusType status = PQresultStatus(res);
+	PGresult *res;
+	ExecStatusType status;
 	int r = 0;
+
+	if (pg_usable(p))
+		return pg_lost(p, err);
+	res = PQexec(p->conn, sql);
+	status = PQresultStatus(res);
 
 	if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
 		pg_note_error(p, res);
@@ -59,7 +92,7 @@ static void pg_close(db *d)
 {
 	struct pg_db *p = pg_of(d);
 
-	pg_prepared_clear(p);
+	pg_prepared_clear(p, 1);
 	PQfinish(p->conn);
 	free(p->message);
 	free(p);
@@ -76,7 +109,6 @@ static int pg_open(const char *uri, int how, db **out, db_error *err)
 {
 	struct pg_db *p = xcalloc(1, sizeof *p);
 	db *d = &p->base;
-	char setup[256];
 	int r;
 
 	*out = NULL;
@@ -91,10 +123,10 @@ static int pg_open(const char *uri, int how, db **out, db_error *err)
 	}
 	PQsetNoticeProcessor(p->conn, quiet, NULL);
 	/* Every statement waits for another daemon's lock as long as SQLite waits for the writer. */
-	snprintf(setup, sizeof setup, "SET application_name = 'rookery'; SET lock_timeout = %d; "
+	snprintf(p->setup, sizeof p->setup, "SET application_name = 'rookery'; SET lock_timeout = %d; "
 		 "SET client_encoding = 'UTF8'; SET TIME ZONE 'UTC';%s", DB_BUSY_TIMEOUT_MS,
 		 how == DBI_OPEN_READER ? " SET default_transaction_read_only = on;" : "");
-	if ((r = pg_exec(d, setup, err))) {
+	if ((r = pg_exec(d, p->setup, err))) {
 		pg_close(d);
 		return r;
 	}

@@ -15,15 +15,18 @@
  */
 struct pg_prepared {
 	char *sql;              /* the text as db/ wrote it, the key */
+	char *text;             /* as PostgreSQL reads it */
 	char name[16];          /* the server's name for it */
 	int nparams;
+	unsigned used;          /* bit N-1: ?N appears in the text */
+	int ready;              /* prepared on the server in this session */
 	struct pg_prepared *next;
 };
 
 struct pg_stmt {
 	struct dbi_stmt base;
 	struct pg_db *db;
-	const struct pg_prepared *prep;
+	struct pg_prepared *prep;
 	char *values[PG_MAX_PARAMS];   /* bound parameters (NULL: SQL NULL), owned */
 	int lengths[PG_MAX_PARAMS];
 	int formats[PG_MAX_PARAMS];    /* 1 for a blob, sent as bytes */
@@ -43,6 +46,7 @@ struct pg_db {
 	char sqlstate[6];              /* of the last error */
 	char *message;                 /* the last error's text */
 	int listening;                 /* LISTEN sent (pg_follow.c) */
+	char setup[256];               /* the session's settings, made again after a reconnection */
 };
 
 static inline struct pg_db *pg_of(db *d)
@@ -52,12 +56,19 @@ static inline struct pg_db *pg_of(db *d)
 
 /* pg_conn.c: note the error of res (or of the connection, res NULL) as the connection's last. */
 void pg_note_error(struct pg_db *p, const PGresult *res);
+/*
+ * A connection the server dropped (a restart, a failover to the replica) is made again before
+ * the next statement, outside a transaction: 0 when the connection is usable.
+ */
+int pg_usable(struct pg_db *p);
+/* Fill err for a connection that cannot be made again (DB_E_IO). */
+int pg_lost(struct pg_db *p, db_error *err);
 
 /* pg_stmt.c: the statement API over prepared statements. */
 int pg_prepare(db *d, const char *sql, dbi_stmt **st, db_error *err);
 void pg_finish(db *d, dbi_stmt *st);
-/* Forget every prepared statement (closing the connection). */
-void pg_prepared_clear(struct pg_db *p);
+/* A new session has none of the statements prepared; forget: free them too (closing). */
+void pg_prepared_clear(struct pg_db *p, int forget);
 int pg_step(dbi_stmt *st);
 void pg_reset(dbi_stmt *st);
 void pg_bind_int64(dbi_stmt *st, int i, long long v);
@@ -70,13 +81,6 @@ const char *pg_col_text(dbi_stmt *st, int i);
 const void *pg_col_blob(dbi_stmt *st, int i);
 size_t pg_col_bytes(dbi_stmt *st, int i);
 int pg_col_is_null(dbi_stmt *st, int i);
-/*
- * The SQL db/ writes, as PostgreSQL reads it (newly allocated): ?N becomes $N, and the markers
- * written as comments for SQLite to skip become what they mark (see db_internal.h); *nparams
- * is the highest N, and bit N-1 of *used is set for each N the text holds. Exported for the
- * unit test.
- */
-char *pg_translate(const char *sql, int *nparams, unsigned *used);
 
 /* pg_follow.c: db_follow_changes, by LISTEN. */
 int pg_follow(db *d, db_changed_fn fn, void *ctx, int timeout_ms, db_error *err);

@@ -17,7 +17,12 @@ static const struct {
 	{ "/*skip_locked*/", "FOR UPDATE SKIP LOCKED" },
 };
 
-char *pg_translate(const char *sql, int *nparams, unsigned *used)
+/*
+ * The SQL db/ writes, as PostgreSQL reads it (newly allocated): ?N becomes $N, and the markers
+ * written as comments for SQLite to skip become what they mark; *nparams is the highest N, and
+ * bit N-1 of *used is set for each N the text holds. Quoted text is copied as it is.
+ */
+static char *pg_translate(const char *sql, int *nparams, unsigned *used)
 {
 	size_t n = strlen(sql), cap = n * 2 + 64, o = 0;
 	char *out = xmalloc(cap);
@@ -78,57 +83,76 @@ char *pg_translate(const char *sql, int *nparams, unsigned *used)
 
 #define TEXT_OID 25   /* pg_type.oid of text */
 
-/* The connection's prepared statement for sql, preparing it on the server the first time. */
-static const struct pg_prepared *prepared_for(struct pg_db *p, const char *sql, db_error *err)
+static int in_transaction(struct pg_db *p)
 {
-	struct pg_prepared *w;
-	PGresult *res;
-	char *text;
-	int nparams;
-	unsigned used;
-	Oid types[PG_MAX_PARAMS];
+	PGTransactionStatusType t = PQtransactionStatus(p->conn);
 
-	for (w = p->prepared; w; w = w->next)
-		if (strcmp(w->sql, sql) == 0)
-			return w;
-	text = pg_translate(sql, &nparams, &used);
-	if (nparams > PG_MAX_PARAMS) {
-		free(text);
-		dbi_fail(err, DB_E_IO, "prepare: %d parameters, more than %d", nparams, PG_MAX_PARAMS);
-		return NULL;
-	}
-	w = xcalloc(1, sizeof *w);
-	snprintf(w->name, sizeof w->name, "r%d", p->nprepared);
+	return t == PQTRANS_INTRANS || t == PQTRANS_INERROR || t == PQTRANS_ACTIVE;
+}
+
+static PGresult *run(struct pg_stmt *s)
+{
+	return PQexecPrepared(s->db->conn, s->prep->name, s->prep->nparams, (const char *const *)s->values,
+			      s->lengths, s->formats, 0);
+}
+
+/* Prepare w on the server (again, after a reconnection): 0, or -1 with the error noted. */
+static int server_prepare(struct pg_db *p, struct pg_prepared *w)
+{
+	Oid types[PG_MAX_PARAMS];
+	PGresult *res;
+	int ok;
+
 	/*
 	 * PostgreSQL infers each parameter's type from where the SQL uses it; one that a variant of a
 	 * query leaves out (the filters of a list) is bound all the same, and declared text.
 	 */
-	for (int i = 0; i < nparams; i++)
-		types[i] = used & (1u << i) ? 0 : TEXT_OID;
-	res = PQprepare(p->conn, w->name, text, nparams, types);
-	free(text);
-	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+	for (int i = 0; i < w->nparams; i++)
+		types[i] = w->used & (1u << i) ? 0 : TEXT_OID;
+	res = PQprepare(p->conn, w->name, w->text, w->nparams, types);
+	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+	if (!ok)
 		pg_note_error(p, res);
-		PQclear(res);
+	PQclear(res);
+	w->ready = ok;
+	return ok ? 0 : -1;
+}
+
+/* The connection's prepared statement for sql, translated the first time; prepared when used. */
+static struct pg_prepared *prepared_for(struct pg_db *p, const char *sql, db_error *err)
+{
+	struct pg_prepared *w;
+
+	for (w = p->prepared; w; w = w->next)
+		if (strcmp(w->sql, sql) == 0)
+			return w;
+	w = xcalloc(1, sizeof *w);
+	w->text = pg_translate(sql, &w->nparams, &w->used);
+	if (w->nparams > PG_MAX_PARAMS) {
+		dbi_fail(err, DB_E_IO, "prepare: %d parameters, more than %d", w->nparams, PG_MAX_PARAMS);
+		free(w->text);
 		free(w);
-		dbi_sql_fail(&p->base, err, "prepare");
 		return NULL;
 	}
-	PQclear(res);
+	snprintf(w->name, sizeof w->name, "r%d", p->nprepared++);
 	w->sql = xstrdup(sql);
-	w->nparams = nparams;
 	w->next = p->prepared;
 	p->prepared = w;
-	p->nprepared++;
 	return w;
 }
 
-void pg_prepared_clear(struct pg_db *p)
+void pg_prepared_clear(struct pg_db *p, int forget)
 {
+	if (!forget) {
+		for (struct pg_prepared *w = p->prepared; w; w = w->next)
+			w->ready = 0;
+		return;
+	}
 	while (p->prepared) {
 		struct pg_prepared *w = p->prepared;
 		p->prepared = w->next;
 		free(w->sql);
+		free(w->text);
 		free(w);
 	}
 	p->nprepared = 0;
@@ -137,12 +161,21 @@ void pg_prepared_clear(struct pg_db *p)
 int pg_prepare(db *d, const char *sql, dbi_stmt **out, db_error *err)
 {
 	struct pg_db *p = pg_of(d);
-	const struct pg_prepared *prep = prepared_for(p, sql, err);
+	struct pg_prepared *prep = prepared_for(p, sql, err);
 	struct pg_stmt *s;
 
 	*out = NULL;
 	if (!prep)
 		return err ? err->code : DB_E_IO;
+	/*
+	 * Between transactions a connection the server dropped is made again (libpq may learn of
+	 * the loss only at the first use: then once more), and a statement is prepared on it.
+	 */
+	if (!in_transaction(p) && pg_usable(p))
+		return dbi_sql_fail(d, err, "prepare");
+	if (!prep->ready && server_prepare(p, prep) &&
+	    (in_transaction(p) || PQstatus(p->conn) != CONNECTION_BAD || pg_usable(p) || server_prepare(p, prep)))
+		return dbi_sql_fail(d, err, "prepare");
 	s = xcalloc(1, sizeof *s);
 	s->base.be = d->be;
 	s->db = p;
@@ -200,11 +233,21 @@ int pg_step(dbi_stmt *st)
 	s->blob_col = -1;
 	if (!s->res) {
 		struct pg_db *p = s->db;
+		int between = !in_transaction(p);
 		ExecStatusType status;
 
-		s->res = PQexecPrepared(p->conn, s->prep->name, s->prep->nparams,
-					(const char *const *)s->values, s->lengths, s->formats, 0);
+		s->res = run(s);
 		status = PQresultStatus(s->res);
+		/*
+		 * The server dropped the connection (a restart, a failover): a statement that began no
+		 * transaction's work (BEGIN, or one on its own) is run once more on a new connection.
+		 */
+		if (status == PGRES_FATAL_ERROR && between && PQstatus(p->conn) == CONNECTION_BAD &&
+		    pg_usable(p) == 0 && server_prepare(p, s->prep) == 0) {
+			PQclear(s->res);
+			s->res = run(s);
+			status = PQresultStatus(s->res);
+		}
 		if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
 			pg_note_error(p, s->res);
 			drop_rows(s);

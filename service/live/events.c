@@ -373,6 +373,28 @@ void events_publish(app *a, const char *game_id, long long version)
 	pthread_mutex_unlock(&h->lock);
 }
 
+void events_each_followed(app *a, void (*fn)(void *ctx, const char *game_id), void *ctx)
+{
+	event_hub *h = a->events;
+	char (*ids)[LIMIT_GAME_ID + 1] = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!h)
+		return;
+	/* Copied under the lock, told without it: fn may publish, which takes the lock. */
+	pthread_mutex_lock(&h->lock);
+	for (size_t b = 0; b < EVENT_BUCKETS; b++)
+		for (feed *f = h->feeds[b]; f; f = f->next) {
+			if (n == cap)
+				ids = xrealloc(ids, (cap = cap ? 2 * cap : 16) * sizeof *ids);
+			memcpy(ids[n++], f->id, sizeof ids[0]);
+		}
+	pthread_mutex_unlock(&h->lock);
+	for (size_t i = 0; i < n; i++)
+		fn(ctx, ids[i]);
+	free(ids);
+}
+
 /* The Last-Event-ID a reconnecting client sent: the version it has, or -1. */
 static long long last_event_id(http_request *req)
 {

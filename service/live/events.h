@@ -25,6 +25,9 @@ void events_stop(event_hub *h);
  */
 void events_publish(app *a, const char *game_id, long long version);
 
+/* Call fn for each game a stream follows now (fn may call events_publish). */
+void events_each_followed(app *a, void (*fn)(void *ctx, const char *game_id), void *ctx);
+
 /*
  * GET /api/games/{id}/events: a Server-Sent Events stream of the game as the
  * public sees it (docs/api.md, "Live events"). Runs on a reading connection.

@@ -1,6 +1,7 @@
 /* follow.c - the thread that follows a shared database's commits of games, for this daemon's event streams. */
 #include "live/follow.h"
 #include "core/log.h"
+#include "live/events.h"
 #include "xalloc.h"
 
 #include <pthread.h>
@@ -30,6 +31,17 @@ static void tell(void *arg, const char *game_id, long long version)
 		a->game_changed(a, game_id, version);
 }
 
+/* A followed game's version as the database has it now, told as any commit's. */
+static void recheck(void *arg, const char *game_id)
+{
+	follower *f = arg;
+	long long version;
+	db_error de;
+
+	if (db_game_version(f->conn, game_id, &version, &de) == 0)
+		tell(f->app, game_id, version);
+}
+
 static void *follow_main(void *arg)
 {
 	follower *f = arg;
@@ -41,6 +53,10 @@ static void *follow_main(void *arg)
 				sleep(FOLLOW_RECONNECT_S);
 				continue;
 			}
+			/* Commits made while the connection was down were told to nobody: the versions of
+			 * the followed games are read once, after LISTEN, so that none is missed. */
+			if (db_follow_changes(f->conn, tell, f->app, 0, &de) == 0)
+				events_each_followed(f->app, recheck, f);
 			log_event("live events: following the database's commits again");
 		}
 		if (db_follow_changes(f->conn, tell, f->app, FOLLOW_WAIT_MS, &de)) {

@@ -113,6 +113,15 @@ class Postgres:
             raise
         return self
 
+    def restart(self):
+        """Stop the server (fast: every session ends, as in a crash of the primary seen from its
+        clients) and start it again on the same port with the same data."""
+        r = self._run(["pg_ctl", "-D", self.data, "-l", self.log, "-m", "fast", "-w", "-t",
+                       str(START_TIMEOUT), "restart"], check=False)
+        if r.returncode != 0:
+            raise AssertionError(f"PostgreSQL did not restart ({r.returncode}):\n{r.stdout}\n"
+                                 f"{self.server_log()[-3000:]}")
+
     def stop(self):
         """Fast shutdown (sessions ended, no waiting for clients), then the directory goes.
         Safe to call twice, or after a start that failed."""

@@ -254,6 +254,36 @@ class TwoDaemons(PgDaemons):
             delays.append(got["at"] - answered)
         self.assertLess(max(delays), EVENT_DELAY_S, delays)
 
+    def test_the_daemons_carry_on_after_the_database_restarts(self):
+        a, b = self.start("a"), self.start("b")
+        gid, tokens, _ = a.create_game()
+        self.pg.restart()
+        # Every connection of both daemons was ended: each is made again at its next use,
+        # unseen by the clients.
+        for d in (a, b, a, b):
+            seat, token = to_move(d, gid, tokens)
+            ply, move = a_legal_move(d, gid, token)
+            r = d.move(gid, token, move, ply)
+            self.assertEqual(r.status, 201, r)
+        self.assertEqual(a.game(gid)["ply"], 4)
+        # The live events follow the database again too.
+        conn = http.client.HTTPConnection("127.0.0.1", b.port, timeout=30)
+        self.addCleanup(conn.close)
+        conn.request("GET", f"/api/games/{gid}/events", headers={"Accept": "text/event-stream"})
+        r = conn.getresponse()
+        self.assertEqual(r.status, 200)
+        seat, token = to_move(a, gid, tokens)
+        ply, move = a_legal_move(a, gid, token)
+        self.assertEqual(a.move(gid, token, move, ply).status, 201)
+        deadline = time.monotonic() + 10
+        seen = []
+        while time.monotonic() < deadline:
+            line = r.readline().decode().strip()
+            if line.startswith("id:"):
+                seen.append(int(line[3:]))
+                if seen[-1] == a.game(gid)["version"]:
+                    break
+        self.assertEqual(seen[-1:], [a.game(gid)["version"]], (seen, b.stderr()[-3000:]))
 
 class MailToEither(PgDaemons, smtpmod.MailCase):
     """Replies by mail may reach any daemon: the MTA hands each to whichever it is given."""

@@ -17,11 +17,25 @@
 #include "db_internal.h"
 #include "migrations.h"
 
-static char path[64];
+/* The database of each test: a new SQLite file, or with ROOKERY_TEST_DB a PostgreSQL database emptied first. */
+static char path[512];
+static const char *postgresql;
 
 static int setup(void **state)
 {
 	(void)state;
+	if (postgresql) {
+		db *d;
+		db_error e;
+		int r;
+
+		snprintf(path, sizeof path, "%s", postgresql);
+		if (dbi_postgresql.open(path, DBI_OPEN_WRITER, &d, &e))
+			return -1;
+		r = dbi_exec(d, "DROP SCHEMA public CASCADE; CREATE SCHEMA public;", &e);
+		db_close(d);
+		return r;
+	}
 	snprintf(path, sizeof path, "/tmp/rookery-test-db-XXXXXX");
 	int fd = mkstemp(path);
 	if (fd < 0)
@@ -33,8 +47,10 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char p[80];
+	char p[600];
 	(void)state;
+	if (postgresql)
+		return 0;
 	unlink(path);
 	snprintf(p, sizeof p, "%s-wal", path);
 	unlink(p);
@@ -71,14 +87,19 @@ static void statement_api_keeps_its_contract(void **state)
 	(void)state;
 
 	assert_int_equal(db_open(path, &d, &e), 0);
-	const char *sql = "SELECT ?1, ?2, ?3, ?4, ?5, ?1 * 2";
+	assert_int_equal(dbi_prepare(d, "INSERT INTO settings (key, value) VALUES ('blob', ?1)", &a, &e), 0);
+	dbi_bind_blob(a, 1, blob, sizeof blob);
+	assert_int_equal(dbi_step_done(d, a, &e, "blob"), 0);
+	/* Typed by CAST where nothing else tells PostgreSQL a parameter's type, as the queries must be. */
+	const char *sql = "SELECT CAST(?1 AS BIGINT), CAST(?2 AS TEXT), CAST(?3 AS TEXT), "
+			  "(SELECT value FROM settings WHERE key = ?4), CAST(?5 AS INTEGER), CAST(?1 AS BIGINT) * 2";
 	assert_int_equal(dbi_prepare(d, sql, &a, &e), 0);
 	assert_int_equal(dbi_prepare(d, sql, &b, &e), 0);
 	assert_ptr_not_equal(a, b);
 	dbi_bind_int64(a, 1, 5000000000LL);
 	dbi_bind_text(a, 2, "text");
 	dbi_bind_text(a, 3, NULL);
-	dbi_bind_blob(a, 4, blob, sizeof blob);
+	dbi_bind_text(a, 4, "blob");
 	dbi_bind_int(a, 5, -3);
 	dbi_bind_int(b, 1, 1);
 	assert_int_equal(dbi_step(a), DBI_ROW);
@@ -623,7 +644,7 @@ static void outbox_wiped_once_done(void **state)
 	db_outbox_row *rows;
 	size_t n;
 	int count;
-	char *m, wal[80];
+	char *m, wal[600];
 	(void)state;
 
 	assert_int_equal(db_open(path, &d, &e), 0);
@@ -824,8 +845,26 @@ static void lists_newest_first_by_status_and_variant(void **state)
 	db_close(d);
 }
 
+/*
+ * The tests of what every backend does alike; main runs only these on PostgreSQL. The others
+ * are about SQLite (WAL, PRAGMA user_version, the update hook, backups) or prepare their
+ * database through SQLite itself.
+ */
+static const struct CMUnitTest shared_tests[] = {
+	cmocka_unit_test_setup_teardown(statement_api_keeps_its_contract, setup, teardown),
+	cmocka_unit_test_setup_teardown(game_round_trip, setup, teardown),
+	cmocka_unit_test_setup_teardown(moves_range, setup, teardown),
+	cmocka_unit_test_setup_teardown(rollback_leaves_nothing, setup, teardown),
+	cmocka_unit_test_setup_teardown(settings, setup, teardown),
+	cmocka_unit_test_setup_teardown(links_expire_and_signin_works_once, setup, teardown),
+};
+
 int main(void)
 {
+	/* tests/postgresql/db_unit.py runs this program again with a private PostgreSQL. */
+	postgresql = getenv("ROOKERY_TEST_DB");
+	if (postgresql)
+		return cmocka_run_group_tests_name("db on postgresql", shared_tests, NULL, NULL);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(statement_api_keeps_its_contract, setup, teardown),
 		cmocka_unit_test_setup_teardown(migrates_and_sets_wal, setup, teardown),
