@@ -298,7 +298,8 @@ void pg_bind_blob(dbi_stmt *st, int i, const void *p, size_t n)
 {
 	char *bytes = xmalloc(n ? n : 1);
 
-	memcpy(bytes, p, n);
+	if (n)
+		memcpy(bytes, p, n);
 	bind(stmt_of(st), i, bytes, (int)n, 1);
 }
 
