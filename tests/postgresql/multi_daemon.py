@@ -12,6 +12,8 @@ sockets, as behind a load balancer:
     keeps serving;
   - with both delivery workers sending to one SMTP server, every mail is sent exactly once;
   - a move on one daemon reaches an event stream open on the other within 100 ms;
+  - with both sweepers looking every second, each player's daily digest is sent once;
+  - a restart of the database is unseen by clients, and streams miss none of its commits;
   - mail handed to either daemon (rookery mail-in) acts on the one game.
 """
 import http.client
@@ -31,6 +33,7 @@ from harness.daemon import Daemon  # noqa: E402
 EVENT_DELAY_S = 0.100      # the issue's bound from a move's 201 on one daemon to the event on the other
 RACES = 20                 # rounds of the same ply sent to both daemons at once
 BASE_URL = "https://chess.example.org"   # the site's address, the same for both daemons
+DIGESTS = 24               # players whose digest two sweepers find due at once
 KILL_AFTER = 15            # acknowledged moves before the SIGKILL
 
 
@@ -52,13 +55,14 @@ class PgDaemons(unittest.TestCase):
         self.pg = postgres.private(self)
         self.uri = self.pg.uri
 
-    def start(self, name, *extra):
+    def start(self, name, *extra, env=None):
         workdir = os.path.join(self.pg.dir, name)
         os.makedirs(workdir, exist_ok=True)
         # Behind one load balancer every daemon has the public address of the site.
         d = Daemon("--sockets", os.path.join(workdir, "rookery"), "--events-keepalive", "1",
                    "--base-url", BASE_URL, *extra,
                    db=self.uri, workdir=workdir)
+        d.extra_env = env or {}
         self.addCleanup(self.stop, d)
         return d.start()
 
@@ -284,6 +288,32 @@ class TwoDaemons(PgDaemons):
                 if seen[-1] == a.game(gid)["version"]:
                     break
         self.assertEqual(seen[-1:], [a.game(gid)["version"]], (seen, b.stderr()[-3000:]))
+    def test_each_digest_is_sent_once_by_two_sweepers(self):
+        server = smtpmod.SmtpServer().start()
+        self.addCleanup(server.stop)
+        # Both daemons read one clock (libfaketime) and sweep every second.
+        clock = daemon.FakeClock(self.pg.dir)
+        mail = ("--smtp", server.url, "--smtp-tls", "none", "--reply-domain", smtpmod.DOMAIN,
+                "--sweep-seconds", "1")
+        a, b = (self.start(n, *mail, env=clock.env()) for n in ("a", "b"))
+        players = [f"p{i}@example.org" for i in range(DIGESTS)]
+        for i, address in enumerate(players):
+            (a, b)[i % 2].create_game(("Ann", "Ben"), (address, "ben@example.org"))
+        # Every player waits for a digest at the next whole hour but one of the daemons' clock.
+        due = (int(clock.now()) // 3600 + 1) * 3600
+        self.sql(f"UPDATE addresses SET mail_mode = 'digest', digest_hour = {due // 3600 % 24}, "
+                 "consent = 'confirmed', digest_day = 0")
+        clock.set_time(due + 5)
+        count = f"SELECT count(*) FROM outbox WHERE kind = 'digest'"
+        smtpmod.wait_for("a digest for every player", lambda: int(self.sql(count)) >= DIGESTS)
+        time.sleep(3)     # three more sweeps of each daemon: nothing more may come
+        smtpmod.wait_for("an idle outbox", lambda: self.sql(
+            "SELECT count(*) FROM outbox WHERE state IN ('queued', 'sending')") == "0")
+        per = self.sql("SELECT recipient, count(*) FROM outbox WHERE kind = 'digest' GROUP BY recipient "
+                       "ORDER BY recipient").split("\n")
+        self.assertEqual(per, [f"{p}|1" for p in sorted(players)])
+        got = sorted(m.rcpt_tos[0] for m in server.delivered() if "wait" in str(m.msg["Subject"]))
+        self.assertEqual(got, sorted(players), "one digest each at the SMTP server")
 
 class MailToEither(PgDaemons, smtpmod.MailCase):
     """Replies by mail may reach any daemon: the MTA hands each to whichever it is given."""
