@@ -298,7 +298,7 @@ class TwoDaemons(PgDaemons):
         a, b = (self.start(n, *mail, env=clock.env()) for n in ("a", "b"))
         players = [f"p{i}@example.org" for i in range(DIGESTS)]
         for i, address in enumerate(players):
-            (a, b)[i % 2].create_game(("Ann", "Ben"), (address, "ben@example.org"))
+            (a, b)[i % 2].create_game(("Ann", "Ben"), (address, None))
         # Every player waits for a digest at the next whole hour but one of the daemons' clock.
         due = (int(clock.now()) // 3600 + 1) * 3600
         self.sql(f"UPDATE addresses SET mail_mode = 'digest', digest_hour = {due // 3600 % 24}, "
