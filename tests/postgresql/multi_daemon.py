@@ -12,6 +12,7 @@ sockets, as behind a load balancer:
     keeps serving;
   - with both delivery workers sending to one SMTP server, every mail is sent exactly once;
   - a move on one daemon reaches an event stream open on the other within 100 ms;
+  - a client's rate limit counts its requests to both daemons;
   - with both sweepers looking every second, each player's daily digest is sent once;
   - a restart of the database is unseen by clients, and streams miss none of its commits;
   - mail handed to either daemon (rookery mail-in) acts on the one game.
@@ -288,6 +289,13 @@ class TwoDaemons(PgDaemons):
                 if seen[-1] == a.game(gid)["version"]:
                     break
         self.assertEqual(seen[-1:], [a.game(gid)["version"]], (seen, b.stderr()[-3000:]))
+    def test_rate_limits_hold_across_the_daemons(self):
+        a, b = self.start("a", "--games-per-hour", "3"), self.start("b", "--games-per-hour", "3")
+        body = {"variant": "nchess", "seats": [{"name": "Ann"}, {"name": "Ben"}]}
+        statuses = [d.post("/api/games", body).status for d in (a, b, a, b, a)]
+        self.assertEqual(statuses, [201, 201, 201, 429, 429])
+        self.assertEqual(self.sql("SELECT count(*) FROM games"), "3")
+
     def test_each_digest_is_sent_once_by_two_sweepers(self):
         server = smtpmod.SmtpServer().start()
         self.addCleanup(server.stop)
