@@ -39,9 +39,10 @@ static void read_address(dbi_stmt *st, db_address *out)
 int db_address_get(db *d, const char *email, db_address *out, db_error *err)
 {
 	dbi_stmt *st;
-	/* The no-op update makes RETURNING give the row whether it was new or not. */
+	/* The no-op update makes RETURNING give the row whether it was new or not (the table named:
+	 * PostgreSQL finds a bare column ambiguous beside excluded). */
 	int r = dbi_prepare(d, "INSERT INTO addresses (email) VALUES (?1) ON CONFLICT (lower(email)) "
-			    "DO UPDATE SET email = email RETURNING " ADDRESS_COLUMNS, &st, err);
+			    "DO UPDATE SET email = addresses.email RETURNING " ADDRESS_COLUMNS, &st, err);
 
 	memset(out, 0, sizeof *out);
 	if (r)
