@@ -313,6 +313,22 @@ class Refusals(unittest.TestCase):
         Refusals.n += 1
         return pg.create_database(f"refusals{Refusals.n}")
 
+    def migrated(self, sql):
+        """A fresh database given the schema by rookery migrate, then sql."""
+        target = self.fresh()
+        r = daemon.run_rookery("migrate", "--db", target)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        pg.psql(sql, uri=target)
+        return target
+
+    def assertRefused(self, source, target, status, said):
+        """Copying source into target exits with status, saying said, and changes nothing there."""
+        before = pg_state(target)
+        r = copy(source, target)
+        self.assertEqual(r.returncode, status, r.stderr)
+        self.assertIn(said, r.stderr)
+        self.assertEqual(pg_state(target), before)
+
     def test_a_running_daemons_database_copies(self):
         r = copy(self.d.db, self.fresh())
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -321,21 +337,10 @@ class Refusals(unittest.TestCase):
     def test_a_destination_holding_rows_is_left_alone(self):
         full = self.fresh()
         self.assertEqual(copy(self.d.db, full).returncode, 0)
-        before = pg_state(full)
-        r = copy(self.d.db, full)
-        self.assertEqual(r.returncode, NOT_EMPTY, r.stderr)
-        self.assertIn("not empty", r.stderr)
-        self.assertEqual(pg_state(full), before)
+        self.assertRefused(self.d.db, full, NOT_EMPTY, "not empty")
         # One row anywhere is enough: a rate limit in a database migrated and otherwise empty.
-        one = self.fresh()
-        r = daemon.run_rookery("migrate", "--db", one)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        pg.psql("INSERT INTO rate_limits (key, window_start, count) VALUES ('x', 0, 1)", uri=one)
-        before = pg_state(one)
-        r = copy(self.d.db, one)
-        self.assertEqual(r.returncode, NOT_EMPTY, r.stderr)
-        self.assertIn("rate_limits", r.stderr)
-        self.assertEqual(pg_state(one), before)
+        one = self.migrated("INSERT INTO rate_limits (key, window_start, count) VALUES ('x', 0, 1)")
+        self.assertRefused(self.d.db, one, NOT_EMPTY, "rate_limits")
 
     def test_bad_arguments_and_unreachable_destinations(self):
         target = self.fresh()
@@ -378,18 +383,10 @@ class Refusals(unittest.TestCase):
         conn.execute("PRAGMA user_version = 999")
         conn.close()
         target = self.fresh()
-        r = copy(newer, target)
-        self.assertEqual(r.returncode, SOURCE, r.stderr)
-        self.assertIn("newer", r.stderr)
+        self.assertRefused(newer, target, SOURCE, "newer")
         self.assertEqual(pg_state(target), ({}, "", ""))
-        r = daemon.run_rookery("migrate", "--db", target)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        pg.psql("UPDATE rookery_schema_version SET version = 999", uri=target)
-        before = pg_state(target)
-        r = copy(self.d.db, target)
-        self.assertEqual(r.returncode, DESTINATION, r.stderr)
-        self.assertIn("newer", r.stderr)
-        self.assertEqual(pg_state(target), before)
+        self.assertRefused(self.d.db, self.migrated("UPDATE rookery_schema_version SET version = 999"),
+                           DESTINATION, "newer")
 
     def test_a_difference_rolls_everything_back(self):
         for name, spoil, said in (
