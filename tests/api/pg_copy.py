@@ -4,8 +4,8 @@
 usage: pg_copy.py path/to/rookery [unittest options]
 
 A daemon on SQLite plays games of every variant (the Civil War variants too) some plies, with
-dice, messages, a stored conditional tree, mail sent to confirmed addresses and a clock; it is
-stopped and its database copied into a private PostgreSQL (tests/harness/postgres.py). The copy
+dice, messages, a stored conditional tree, mail sent to confirmed addresses, a mail still queued
+and a clock; it is stopped and its database copied into a private PostgreSQL (tests/harness/postgres.py). The copy
 lists every table of the schema with its rows; a daemon on the copy answers every game, its
 moves, dice record and record as the first did (the games' versions too), takes the old seat
 tokens, acts on a reply to a mail the first daemon sent (whose conditional answer follows).
@@ -183,8 +183,20 @@ class MovedInstallation(unittest.TestCase):
             assert r.status == 201, r
         wait_for("the mail of South's move to Ben", lambda: cls.your_move_mail(old, gid) is not None)
         # What the API answers, to be answered alike from the copy.
-        cls.before = {g: cls.answers(old, g) for g in cls.games}
         old.stop()
+        # The same database served again with a mail server that is not there: a new game's
+        # invitation stays queued, tried once, for the copy to carry.
+        again = Daemon("--reply-domain", DOMAIN, "--base-url", BASE, "--smtp", f"smtp://127.0.0.1:{daemon.free_port()}",
+                       "--mail-retry", "3600", db=old.db, workdir=old.workdir)
+        cls.addClassCleanup(again.kill)
+        again.start()
+        gid, cls.tokens[gid], _ = again.create_game(("Cy", "Di"), ("cy@example.org", None))
+        cls.games.insert(0, gid)
+        wait_for("a mail tried and queued again", lambda: daemon.db_query(
+            old.db, "SELECT count(*) FROM outbox WHERE state = 'queued' AND attempts > 0")[0][0] > 0)
+        cls.before = {g: cls.answers(again, g) for g in cls.games}
+        again.stop()
+        old.secrets.update(again.secrets)
         cls.source_rows = sqlite_rows(old.db)
         cls.result = copy(old.db, cls.uri)
         cls.copied = {t: pg_table(cls.uri, t) for t in cls.source_rows} if cls.result.returncode == 0 else {}
@@ -236,6 +248,8 @@ class MovedInstallation(unittest.TestCase):
         for table in ("games", "moves", "seats", "messages", "conditionals", "outbox", "addresses", "settings",
                       "game_clocks", "seat_clocks", "rate_limits"):
             self.assertGreater(printed[table], 0, f"the installation had rows in {table}")
+        states = pg.psql("SELECT DISTINCT state FROM outbox", uri=self.uri).split()
+        self.assertLessEqual({"sent", "queued"}, set(states), "mails sent and mails still queued")
         self.assertIn("checked:", self.result.stdout)
         self.assertRegex(self.result.stdout, rf"{len(self.games)} games replayed")
         target = pg_rows(self.uri)
