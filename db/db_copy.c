@@ -175,14 +175,13 @@ static int copy_statements(db *src, const char *table, struct column *dcols, siz
 			   char **insert, db_error *err)
 {
 	struct column *scols;
-	size_t ns, written = 0, sl = 64, il = 64;
-	char *q = quoted(table);
+	size_t ns, written = 0;
+	char *q = quoted(table), *names = xstrdup(""), *params = xstrdup("");
 	int r, identity = 0;
 
-	if ((r = list_columns(src, table, &scols, &ns, err))) {
-		free(q);
-		return r;
-	}
+	*select = *insert = NULL;
+	if ((r = list_columns(src, table, &scols, &ns, err)))
+		goto out;
 	for (size_t i = 0; i < ns && !r; i++) {
 		int found = 0;
 		for (size_t j = 0; j < nd && !found; j++)
@@ -192,40 +191,32 @@ static int copy_statements(db *src, const char *table, struct column *dcols, siz
 				     table, scols[i].name);
 	}
 	columns_free(scols, ns);
-	for (size_t j = 0; j < nd; j++)
-		sl += 2 * strlen(dcols[j].name) + 8;
-	il += 2 * sl;
-	*select = xmalloc(sl + 2 * strlen(q));
-	*insert = xmalloc(il + 2 * strlen(q));
-	strcpy(*select, "SELECT ");
-	sprintf(*insert, "INSERT INTO %s (", q);
-	for (size_t j = 0; j < nd; j++) {
+	for (size_t j = 0; j < nd && !r; j++) {
+		char *c, *more;
 		if (dcols[j].generated)
 			continue;
-		char *c = quoted(dcols[j].name);
-		if (written) {
-			strcat(*select, ", ");
-			strcat(*insert, ", ");
-		}
-		strcat(*select, c);
-		strcat(*insert, c);
-		identity |= dcols[j].identity;
+		c = quoted(dcols[j].name);
 		written++;
+		more = xasprintf("%s%s%s", names, written > 1 ? ", " : "", c);
+		free(names);
+		names = more;
+		more = xasprintf("%s%s?%zu", params, written > 1 ? ", " : "", written);
+		free(params);
+		params = more;
+		identity |= dcols[j].identity;
 		free(c);
 	}
-	sprintf(*select + strlen(*select), " FROM %s", q);
-	strcat(*insert, identity ? ") /*overriding*/ VALUES (" : ") VALUES (");
-	for (size_t k = 1; k <= written; k++)
-		sprintf(*insert + strlen(*insert), "%s?%zu", k > 1 ? ", " : "", k);
-	strcat(*insert, ")");
-	free(q);
 	if (!r && !written)
 		r = dbi_fail(err, DB_E_VERSION, "the destination's table %s has no column to write", table);
-	if (r) {
-		free(*select);
-		free(*insert);
-		*select = *insert = NULL;
+	if (!r) {
+		*select = xasprintf("SELECT %s FROM %s", names, q);
+		*insert = xasprintf("INSERT INTO %s (%s) %sVALUES (%s)", q, names, identity ? "/*overriding*/ " : "",
+				    params);
 	}
+out:
+	free(q);
+	free(names);
+	free(params);
 	return r;
 }
 
