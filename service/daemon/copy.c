@@ -247,7 +247,7 @@ static int copy(const char *from, const char *to)
 	printf("rookery copy: %s copied into %s\n", from, shown);
 	for (size_t i = 0; i < n; i++)
 		printf("  %-16s %lld row%s\n", tables[i].table, tables[i].copied, tables[i].copied == 1 ? "" : "s");
-	printf("rookery copy: checked: %zu tables with the same rows on both sides, %lld games replayed "
+	printf("rookery copy: checked: %zu tables with as many rows on both sides, %lld games replayed "
 	       "(%lld plies) to the positions stored\n", n, c.games, c.plies);
 	db_copied_free(tables, n);
 	return COPY_OK;
