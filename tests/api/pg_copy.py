@@ -347,6 +347,10 @@ class Refusals(unittest.TestCase):
         r = copy(self.d.db, self.fresh())
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(copied_rows(r.stdout)["moves"], 3)
+        # Into a database given the schema already, and nothing else, as well.
+        r = copy(self.d.db, self.migrated("SELECT 1"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(copied_rows(r.stdout)["games"], 1)
 
     def test_a_destination_holding_rows_is_left_alone(self):
         full = self.fresh()
