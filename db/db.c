@@ -23,41 +23,71 @@ int db_schema_version(db *d)
 	return d->be->schema_version(d);
 }
 
+/* The stored schema version into *have, when this binary knows it (else DB_E_VERSION). */
+static int schema_known(db *d, int *have, db_error *err)
+{
+	int want = db_schema_version_supported();
+
+	if ((*have = db_schema_version(d)) < 0)
+		return dbi_sql_fail(d, err, "reading the schema version");
+	if (*have > want)
+		return dbi_fail(err, DB_E_VERSION,
+			    "the database has schema version %d but this rookery only knows up to %d; "
+			    "use a newer rookery (refusing to touch the database)", *have, want);
+	return 0;
+}
+
+/* Migration v (from 0) and the schema version it makes, in the open transaction. */
+static int migrate_one(db *d, int v, db_error *err)
+{
+	const struct db_migration *m = &d->be->migrations[v];
+	char *sql = xstrndup(m->data, m->len);
+	int r = dbi_exec(d, sql, err);
+
+	if (!r)
+		r = d->be->set_schema_version(d, v + 1, err);
+	free(sql);
+	if (r) {
+		char why[sizeof err->message];
+		snprintf(why, sizeof why, "%s", err ? err->message : "");
+		return dbi_fail(err, DB_E_IO, "migration %s failed: %s", m->name, why);
+	}
+	return 0;
+}
+
 /* Apply each migration past the stored schema version in its own transaction. */
 static int migrate_locked(db *d, db_error *err)
 {
-	int have = db_schema_version(d), want = db_schema_version_supported();
+	int have, r;
 
-	if (have < 0)
-		return dbi_sql_fail(d, err, "reading the schema version");
-	if (have > want)
-		return dbi_fail(err, DB_E_VERSION,
-			    "the database has schema version %d but this rookery only knows up to %d; "
-			    "use a newer rookery (refusing to touch the database)", have, want);
-	for (int v = have; v < want; v++) {
-		const struct db_migration *m = &d->be->migrations[v];
-		char *sql = xstrndup(m->data, m->len);
-		int r;
-
+	if ((r = schema_known(d, &have, err)))
+		return r;
+	for (int v = have; v < db_schema_version_supported(); v++) {
 		r = dbi_exec(d, d->be->begin_write, err);
 		if (!r)
-			r = dbi_exec(d, sql, err);
-		if (!r)
-			r = d->be->set_schema_version(d, v + 1, err);
+			r = migrate_one(d, v, err);
 		if (!r)
 			r = dbi_exec(d, "COMMIT", err);
-		free(sql);
 		if (r) {
 			dbi_exec(d, "ROLLBACK", NULL);
-			return dbi_fail(err, DB_E_IO, "migration %s failed: %s", m->name,
-				    err ? err->message : "");
+			return r;
 		}
 	}
 	return 0;
 }
 
-/* The backend that serves target: a libpq connection URI is PostgreSQL's, anything else SQLite's path. */
-static const struct dbi_backend *backend_for(const char *target)
+int dbi_migrate_within(db *d, db_error *err)
+{
+	int have, r;
+
+	if ((r = schema_known(d, &have, err)))
+		return r;
+	for (int v = have; !r && v < db_schema_version_supported(); v++)
+		r = migrate_one(d, v, err);
+	return r;
+}
+
+const struct dbi_backend *dbi_backend_for(const char *target)
 {
 	if (db_target_is_postgresql(target))
 		return &dbi_postgresql;
@@ -71,7 +101,7 @@ int db_target_is_postgresql(const char *target)
 
 void db_target_describe(const char *target, char *out, size_t size)
 {
-	backend_for(target)->describe(target, out, size);
+	dbi_backend_for(target)->describe(target, out, size);
 }
 
 int db_shared(db *d)
@@ -142,16 +172,16 @@ static int migrate(db *d, db_error *err)
 {
 	int r;
 
-	if ((r = db_hold(d, "rookery migrations", err)))
+	if ((r = db_hold(d, DBI_MIGRATIONS_HOLD, err)))
 		return r;
 	r = migrate_locked(d, err);
-	db_hold_end(d, "rookery migrations");
+	db_hold_end(d, DBI_MIGRATIONS_HOLD);
 	return r;
 }
 
 int db_open(const char *path, db **out, db_error *err)
 {
-	int r = backend_for(path)->open(path, DBI_OPEN_WRITER, out, err);
+	int r = dbi_backend_for(path)->open(path, DBI_OPEN_WRITER, out, err);
 
 	if (!r && (r = migrate(*out, err))) {
 		db_close(*out);
@@ -162,7 +192,7 @@ int db_open(const char *path, db **out, db_error *err)
 
 int db_open_reader(const char *path, db **out, db_error *err)
 {
-	int r = backend_for(path)->open(path, DBI_OPEN_READER, out, err);
+	int r = dbi_backend_for(path)->open(path, DBI_OPEN_READER, out, err);
 
 	if (!r && db_schema_version(*out) != db_schema_version_supported())
 		r = dbi_fail(err, DB_E_VERSION, "the database's schema is not this rookery's");

@@ -549,6 +549,51 @@ int db_conditional_delete(db *d, const char *game_id, int seat, db_error *err);
 /* The seats of game with a tree, as a bit mask. */
 int db_conditional_seats(db *d, const char *game_id, unsigned *mask, db_error *err);
 
+/* ---- copying a whole database into an empty one (db_copy.c) ---- */
+
+/*
+ * Open the database at path (or URI) as a copy's source: a reading connection in one read
+ * transaction, so that everything read from it until db_close is one snapshot (it may be a
+ * running daemon's database). DB_E_VERSION when its schema is not this rookery's (newer; or
+ * older: migrate it first); DB_E_IO when it cannot be opened or read.
+ */
+int db_copy_source(const char *path, db **out, db_error *err);
+
+/*
+ * Open the database at target as a copy's destination, in one write transaction that
+ * db_copy_end ends, under the hold of migrations (a daemon starting on it meanwhile waits).
+ * Refused, and nothing changed: a schema newer than this rookery's (DB_E_VERSION); any row in
+ * any of its tables (DB_E_CONFLICT). A new (or older) database is migrated inside the
+ * transaction; DB_E_IO when it cannot be reached.
+ */
+int db_copy_destination(const char *target, db **out, db_error *err);
+
+/* A table copied: the rows copied, then how many each side holds once every table is copied. */
+typedef struct db_copied {
+	char *table;
+	long long copied;
+	long long source_rows, dest_rows;
+} db_copied;
+
+/*
+ * Copy every table of src's schema into dst (db_copy_destination's) as it is: every column
+ * both schemas list, by name, but those the database computes; the numbers of identity
+ * columns (new rows are numbered past them) and each game's version (what the version
+ * triggers did meanwhile is undone) included. DB_E_VERSION when the two schemas do not have
+ * the same tables, or a column of the source has no place in the destination. *out: one
+ * entry a table in the order copied (each table after those it refers to), with both sides'
+ * counts; free with db_copied_free.
+ */
+int db_copy_tables(db *src, db *dst, db_copied **out, size_t *n, db_error *err);
+void db_copied_free(db_copied *v, size_t n);
+
+/* End a copy into dst: commit it when keep (else roll it back), give the hold back, close dst. */
+int db_copy_end(db *dst, int keep, db_error *err);
+
+/* Every game's id, in order of id; free with db_game_ids_free. */
+int db_game_ids(db *d, char ***ids, size_t *n, db_error *err);
+void db_game_ids_free(char **ids, size_t n);
+
 /* ---- lists of games (db_game_list.c) ---- */
 
 /* A seat as a list shows it: its name, and whether it waits for a player (0015). */

@@ -9,8 +9,11 @@
 /*
  * The query files of db/ speak SQL through this API only; a backend (db/sqlite/) implements it.
  * SQL is written with numbered placeholders ?1, ?2 ..., which a backend whose own syntax differs
- * rewrites. A statement is lent by dbi_prepare and given back with dbi_finish; column values it
- * returns by pointer live until the next dbi_step, dbi_reset or dbi_finish of the statement.
+ * rewrites, and with comments standing where only some backend needs words, which that backend
+ * replaces: skip_locked after a SELECT that claims rows, overriding between an INSERT's columns
+ * and its VALUES when it writes a column the database numbers (pg_stmt.c). A statement is lent
+ * by dbi_prepare and given back with dbi_finish; column values it returns by pointer live until
+ * the next dbi_step, dbi_reset or dbi_finish of the statement.
  */
 typedef struct dbi_stmt dbi_stmt;
 struct db_migration;
@@ -78,6 +81,21 @@ struct dbi_backend {
 	void (*describe)(const char *target, char *out, size_t size);
 	/* db_follow_changes; NULL where one daemon holds the database. */
 	int (*follow)(db *d, db_changed_fn fn, void *ctx, int timeout_ms, db_error *err);
+	/*
+	 * The schema as a copy reads it (db_copy.c), so that no column is named by hand. tables: the
+	 * name of every table of Rookery's data (not the backend's own, nor where the schema version
+	 * is kept), one a row, in the order they were created. columns (?1 a table): each column in
+	 * order, as (name, kind, generated, identity): kind one of "integer", "real", "text" or
+	 * "blob", by the declared type; generated 1 for a column the database computes (never
+	 * written); identity 1 for one the database numbers by itself.
+	 */
+	const char *tables, *columns;
+	/*
+	 * After rows were written with their own numbers in an identity column: the statement (?1 the
+	 * table, ?2 the column, ?3 the largest number written) after which the database numbers new
+	 * rows past it. NULL where the numbering follows the rows by itself (SQLite's rowid).
+	 */
+	const char *identity_past;
 };
 
 /* The statement as every backend begins its own. */
@@ -95,6 +113,12 @@ struct db {
 /* The backends. */
 extern const struct dbi_backend dbi_sqlite;
 extern const struct dbi_backend dbi_postgresql;
+
+/* The backend that serves target: a libpq connection URI is PostgreSQL's, anything else SQLite's path. */
+const struct dbi_backend *dbi_backend_for(const char *target);
+
+/* The hold (db_hold) under which one daemon at a time migrates a shared database. */
+#define DBI_MIGRATIONS_HOLD "rookery migrations"
 
 /* Fill err and return code. */
 int dbi_fail(db_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -133,6 +157,12 @@ char *dbi_col_dup(dbi_stmt *st, int i);
 const void *dbi_col_blob(dbi_stmt *st, int i);
 size_t dbi_col_bytes(dbi_stmt *st, int i);
 int dbi_col_is_null(dbi_stmt *st, int i);
+
+/*
+ * Apply every migration past the stored schema version inside the transaction the caller holds
+ * (db_copy.c: a new database is made and filled all or nothing); DB_E_VERSION for a newer one.
+ */
+int dbi_migrate_within(db *d, db_error *err);
 
 /*
  * What the outbox keeps of a mail once sent or given up (db_mail.c): its kept headers and a note

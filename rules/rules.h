@@ -257,4 +257,22 @@ const rules_game *rules_find(const char *id, int version);
 /* Seat index of a seat name (case-insensitive), or -1. */
 int rules_seat_index(const rules_game *game, const char *name);
 
+/* One ply of a game's record: who played it, its text and the rolls it made, in order. */
+typedef struct rules_ply {
+	int seat;
+	const char *move;       /* canonical; "resign" for a resignation in a game that goes on */
+	int nrolls;
+	const int *sides;       /* the die of each roll */
+	const int *values;      /* what each roll gave */
+} rules_ply;
+
+/*
+ * Play a recorded ply again on pos (replay.c): its text must parse as the seat's complete move
+ * and be canonical already (formatted back to the same text); "resign" in a game that goes on
+ * without its resigner is the seat's resignation; every roll the rules ask for must be the next
+ * recorded one, of the same die, and every recorded roll must be used. 0, or the error with a
+ * message that says why (pos may then hold part of the ply).
+ */
+int rules_replay_ply(const rules_game *game, rules_position *pos, const rules_ply *ply, rules_error *err);
+
 #endif

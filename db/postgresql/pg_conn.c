@@ -264,4 +264,16 @@ const struct dbi_backend dbi_postgresql = {
 	.changed_games = pg_changed_games,
 	.follow = pg_follow,
 	.describe = pg_describe,
+	/* The tables of the connection's schema, in the order they were made. */
+	.tables = "SELECT c.relname FROM pg_catalog.pg_class c WHERE c.relkind = 'r' AND c.relnamespace = "
+		  "(SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = current_schema()) "
+		  "AND c.relname <> 'rookery_schema_version' ORDER BY c.oid",
+	.columns = "SELECT a.attname, CASE WHEN t.typname IN ('int2', 'int4', 'int8') THEN 'integer' "
+		   "WHEN t.typname = 'bytea' THEN 'blob' WHEN t.typcategory = 'N' THEN 'real' ELSE 'text' END, "
+		   "a.attgenerated <> '', a.attidentity <> '' "
+		   "FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t ON t.oid = a.atttypid "
+		   "WHERE a.attrelid = (quote_ident(current_schema()) || '.' || quote_ident(?1))::regclass "
+		   "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+	/* An identity column's sequence; the next number it gives is past ?3. */
+	.identity_past = "SELECT setval(pg_get_serial_sequence(quote_ident(?1), ?2), ?3)",
 };

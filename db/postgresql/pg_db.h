@@ -6,8 +6,8 @@
 
 #include <libpq-fe.h>
 
-/* The most parameters one statement of db/ takes (?1 ... ?N). */
-#define PG_MAX_PARAMS 16
+/* The most parameters one statement of db/ takes (?1 ... ?N): a copy's INSERT has one a column. */
+#define PG_MAX_PARAMS 64
 
 /*
  * A statement prepared on the server once per connection, named by its place in the connection's

@@ -15,6 +15,8 @@ static const struct {
 	const char *words;
 } markers[] = {
 	{ "/*skip_locked*/", "FOR UPDATE SKIP LOCKED" },
+	/* An INSERT that writes the numbers of an identity column GENERATED ALWAYS (a copy's). */
+	{ "/*overriding*/", "OVERRIDING SYSTEM VALUE" },
 };
 
 /*

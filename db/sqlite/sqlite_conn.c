@@ -191,4 +191,12 @@ const struct dbi_backend dbi_sqlite = {
 	.watch_changes = sqlite_watch_changes,
 	.changed_games = sqlite_changed_games,
 	.describe = sqlite_describe,
+	/* The schema's record of each table, in the order they were made (sqlite_ tables are SQLite's). */
+	.tables = "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+		  "ORDER BY rowid",
+	/* A column's kind by SQLite's rules of type affinity; hidden 2 and 3 are generated columns. */
+	.columns = "SELECT name, CASE WHEN instr(upper(type), 'INT') THEN 'integer' "
+		   "WHEN instr(upper(type), 'CHAR') OR instr(upper(type), 'CLOB') OR instr(upper(type), 'TEXT') THEN 'text' "
+		   "WHEN instr(upper(type), 'BLOB') OR type = '' THEN 'blob' ELSE 'real' END, "
+		   "hidden IN (2, 3), 0 FROM pragma_table_xinfo(?1) ORDER BY cid",
 };

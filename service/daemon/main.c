@@ -1,4 +1,4 @@
-/* main.c - the rookery command: serve, migrate, --help, --version. */
+/* main.c - the rookery command: serve, mail-in, backup, migrate, copy, --help, --version. */
 #include "core/app.h"
 #include "core/group_commit.h"
 #include "core/limits.h"
@@ -7,6 +7,7 @@
 #include "core/readers.h"
 #include "core/versions.h"
 #include "daemon/control_socket.h"
+#include "daemon/copy.h"
 #include "daemon/routes.h"
 #include "daemon/sweeper.h"
 #include "db.h"
@@ -64,6 +65,7 @@ static const char usage_main[] =
 	"  mail-in    hand one incoming mail (standard input) to the running server\n"
 	"  backup     copy the running server's database into a new file, consistently\n"
 	"  migrate    create or upgrade the database, then exit\n"
+	"  copy       copy an SQLite database into an empty PostgreSQL one, and check it\n"
 	"\n"
 	"options:\n"
 	"  -h, --help       show this help (rookery <command> --help for a command's options)\n"
@@ -843,6 +845,8 @@ int main(int argc, char **argv)
 		return cmd_mail_in(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "backup"))
 		return cmd_backup(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "copy"))
+		return copy_main(argc - 1, argv + 1);
 	fprintf(stderr, "rookery: unknown command \"%s\"\n%s", argv[1], usage_main);
 	return EX_USAGE;
 }

@@ -4,11 +4,11 @@
  *
  * Reads {"variant": id, "rules_version": n, "plies": [{"seat": name, "move": text,
  * "rolls": [[sides, value], ...]}, ...]} from standard input: the plies of a game's record
- * (docs/record.md) as tests/api/records.py read them. Plays them from the variant's start position:
- * each move text must parse as that seat's complete move and be canonical already (formatted
- * back to the same text); "resign" in a game that goes on without its resigner is that seat's
- * resignation; every roll the rules ask for must be the next recorded one, of the same die, and
- * every recorded roll must be used. Prints {"position": the serialized position (as the API's
+ * (docs/record.md) as tests/api/records.py read them. Plays them from the variant's start position with the
+ * rules library's rules_replay_ply: each move text must be that seat's complete move, canonical
+ * already; "resign" in a game that goes on without its resigner is that seat's resignation; every
+ * roll the rules ask for must be the next recorded one, of the same die, and every recorded roll
+ * must be used. Prints {"position": the serialized position (as the API's
  * position.notation writes it), "over", "ranks", "turn"} and exits 0; else says why on standard
  * error, naming the ply, and exits 1.
  */
@@ -19,12 +19,6 @@
 #include <string.h>
 
 #include "rules.h"
-
-struct recorded {
-	json_t *rolls;   /* [[sides, value], ...] of the ply */
-	size_t next;
-	int ply;
-};
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void fail(const char *fmt, ...)
@@ -39,55 +33,34 @@ static void fail(const char *fmt, ...)
 	exit(1);
 }
 
-static int recorded_roll(void *ctx, int sides, int *value)
-{
-	struct recorded *r = ctx;
-	json_t *roll = json_array_get(r->rolls, r->next);
-
-	if (!roll)
-		fail("ply %d: the rules ask for roll %zu (a d%d), which the record does not have", r->ply, r->next + 1, sides);
-	if (json_integer_value(json_array_get(roll, 0)) != sides)
-		fail("ply %d: roll %zu is recorded on a d%lld, the rules roll a d%d", r->ply, r->next + 1,
-		     (long long)json_integer_value(json_array_get(roll, 0)), sides);
-	*value = (int)json_integer_value(json_array_get(roll, 1));
-	if (*value < 1 || *value > sides)
-		fail("ply %d: roll %zu is %d, not a face of a d%d", r->ply, r->next + 1, *value, sides);
-	r->next++;
-	return 0;
-}
-
-/* Play one ply of the record on pos. */
+/* Play one ply of the record on pos, as the rules library replays a recorded ply. */
 static void play(const rules_game *game, rules_position *pos, int ply, json_t *entry)
 {
 	const char *seat_name = json_string_value(json_object_get(entry, "seat"));
 	const char *text = json_string_value(json_object_get(entry, "move"));
-	struct recorded rec = {json_object_get(entry, "rolls"), 0, ply};
-	rules_dice dice = {recorded_roll, &rec};
-	rules_outcome oc;
+	json_t *rolls = json_object_get(entry, "rolls"), *roll;
 	rules_error err = {0, ""};
-	rules_move mv;
-	char canon[RULES_TEXT_MAX];
-	int seat;
+	int seat, *sides, *values;
+	size_t i;
 
-	if (!seat_name || !text || !json_is_array(rec.rolls))
+	if (!seat_name || !text || !json_is_array(rolls))
 		fail("ply %d: expected {\"seat\", \"move\", \"rolls\"}", ply);
 	if ((seat = rules_seat_index(game, seat_name)) < 0 || strcmp(game->seat_names[seat], seat_name))
 		fail("ply %d: %s has no seat \"%s\"", ply, game->title, seat_name);
-	if (game->resign && !strcmp(text, "resign")) {
-		if (game->resign(pos, seat, &oc, &err))
-			fail("ply %d: %s cannot resign: %s", ply, seat_name, err.message);
-	} else {
-		int r = game->parse(pos, seat, text, &mv, &err);
-		if (r)
-			fail("ply %d: \"%s\" by %s is refused (%d): %s", ply, text, seat_name, r, err.message);
-		game->format(pos, &mv, canon, sizeof canon);
-		if (strcmp(canon, text))
-			fail("ply %d: \"%s\" is not canonical: the rules write it \"%s\"", ply, text, canon);
-		if (game->apply(pos, &mv, &dice, &oc, &err))
-			fail("ply %d: \"%s\" by %s cannot be played: %s", ply, text, seat_name, err.message);
+	sides = calloc(json_array_size(rolls) + 1, sizeof *sides);
+	values = calloc(json_array_size(rolls) + 1, sizeof *values);
+	if (!sides || !values)
+		fail("out of memory");
+	json_array_foreach(rolls, i, roll) {
+		sides[i] = (int)json_integer_value(json_array_get(roll, 0));
+		values[i] = (int)json_integer_value(json_array_get(roll, 1));
 	}
-	if (rec.next != json_array_size(rec.rolls))
-		fail("ply %d: %zu rolls recorded, the rules rolled %zu", ply, json_array_size(rec.rolls), rec.next);
+	rules_ply p = {seat, text, (int)json_array_size(rolls), sides, values};
+	int r = rules_replay_ply(game, pos, &p, &err);
+	free(sides);
+	free(values);
+	if (r)
+		fail("ply %d: %s", ply, err.message);
 }
 
 int main(void)
