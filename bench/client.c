@@ -63,7 +63,7 @@ void conn_open(conn *c)
 	bind(c->fd, (struct sockaddr *)&src, sizeof src);
 	memset(&sa, 0, sizeof sa);
 	sa.sin_family = AF_INET;
-	sa.sin_port = htons((uint16_t)client_port);
+	sa.sin_port = htons((uint16_t)(c->port ? c->port : client_port));
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (connect(c->fd, (struct sockaddr *)&sa, sizeof sa))
 		die("connect: %s", strerror(errno));

@@ -11,6 +11,7 @@
 typedef struct conn {
 	int fd;             /* -1 until the first request opens it */
 	int src;            /* leaves from 127.0.0.(2 + src % 4): the daemon limits connections per address */
+	unsigned port;      /* the daemon's port; 0: client_port */
 	char buf[65536];
 	size_t have;        /* bytes in buf not yet consumed */
 } conn;
@@ -20,7 +21,7 @@ typedef struct game {
 	char token[2][48];  /* the seats' tokens */
 } game;
 
-/* The port every connection goes to (127.0.0.1); set it before the first request. */
+/* The port of the connections that name none (127.0.0.1); set it before the first request. */
 extern unsigned client_port;
 
 /* Print "<prog>: " fmt (with detail) and exit(1). */

@@ -9,8 +9,9 @@
  *    connection plays one game at a time, its moves back to back, then takes the next game; so
  *    --conns is the number of games moving at once. Each move goes with its seat's token and the
  *    right ply, for --seconds or until every game is played through. Every move must be answered 201.
+ *    With several ports (daemons sharing one database) the connections take them in turn.
  *
- * usage: movebench --port P [--conns 16] [--seconds 20] [--plies 120] [--games N]
+ * usage: movebench --port P[,P...] [--conns 16] [--seconds 20] [--plies 120] [--games N]
  *                  [--games-out FILE] [--sequence-out FILE] [--seed S]
  * prints one line: moves=N errors=E seconds=S rate=R p50_ms=X p99_ms=Y games=G plies=L
  * --sequence-out writes the learnt sequence, one ply a line: "<seat> <request body>".
@@ -25,6 +26,7 @@
 #include <string.h>
 
 #define MAX_PLIES 1000
+#define MAX_PORTS 8
 
 /* The fixed sequence: seat and request body of each ply. */
 static int nplies;
@@ -84,6 +86,8 @@ static game *games;
 static int ngames;
 static atomic_int next_game;
 static double deadline;
+static unsigned ports[MAX_PORTS];
+static int nports;
 static pthread_barrier_t created, start;
 
 typedef struct worker {
@@ -98,7 +102,7 @@ typedef struct worker {
 static void *replay(void *arg)
 {
 	worker *w = arg;
-	conn c = {.fd = -1, .src = w->index};
+	conn c = {.fd = -1, .src = w->index, .port = ports[w->index % nports]};
 	char path[128];
 
 	for (int gi = w->index; gi < ngames; gi += w->conns)
@@ -151,7 +155,11 @@ int main(int argc, char **argv)
 	ngames = 0;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'p': client_port = (unsigned)atoi(optarg); break;
+		case 'p':
+			for (char *p = optarg; *p && nports < MAX_PORTS; p += *p == ',')
+				ports[nports++] = (unsigned)strtoul(p, &p, 10);
+			client_port = ports[0];
+			break;
 		case 'c': conns = atoi(optarg); break;
 		case 'd': secs = atof(optarg); break;
 		case 'l': want_plies = atoi(optarg); break;
@@ -162,8 +170,11 @@ int main(int argc, char **argv)
 		default: return 2;
 		}
 	}
+	for (int i = 0; i < nports; i++)
+		if (!ports[i])
+			client_port = 0;
 	if (!client_port || conns < 1 || want_plies < 1 || want_plies > MAX_PLIES) {
-		fprintf(stderr, "usage: movebench --port P [--conns C] [--seconds S] [--plies L] [--games N] "
+		fprintf(stderr, "usage: movebench --port P[,P...] [--conns C] [--seconds S] [--plies L] [--games N] "
 			"[--games-out FILE] [--sequence-out FILE] [--seed S]\n");
 		return 2;
 	}

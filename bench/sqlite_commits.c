@@ -6,18 +6,16 @@
  * usage: sqlite_commits DB SECONDS [ROW_BYTES]
  * prints: commits=N seconds=S rate=R   (commits per second)
  */
+#include "ceiling.h"
+
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
+typedef struct lite {
+	sqlite3 *db;
+	sqlite3_stmt *begin, *ins, *commit;
+} lite;
 
 static void die(sqlite3 *db, const char *what)
 {
@@ -31,64 +29,50 @@ static void exec(sqlite3 *db, const char *sql)
 		die(db, sql);
 }
 
+static void commit_one(void *ctx, long n, const ceiling *c)
+{
+	lite *l = ctx;
+
+	if (sqlite3_step(l->begin) != SQLITE_DONE)
+		die(l->db, "begin");
+	sqlite3_reset(l->begin);
+	sqlite3_bind_int64(l->ins, 1, n);
+	sqlite3_bind_text(l->ins, 2, c->payload, (int)c->row, SQLITE_STATIC);
+	if (sqlite3_step(l->ins) != SQLITE_DONE)
+		die(l->db, "insert");
+	sqlite3_reset(l->ins);
+	if (sqlite3_step(l->commit) != SQLITE_DONE)
+		die(l->db, "commit");
+	sqlite3_reset(l->commit);
+}
+
 int main(int argc, char **argv)
 {
-	sqlite3 *db;
-	sqlite3_stmt *begin, *ins, *commit;
-	double secs, t0, t1;
-	size_t row = 240;
-	long n = 0;
-	char *payload;
+	ceiling c;
+	lite l;
 
-	if (argc < 3) {
-		fprintf(stderr, "usage: sqlite_commits DB SECONDS [ROW_BYTES]\n");
-		return 2;
-	}
-	secs = atof(argv[2]);
-	if (argc > 3)
-		row = (size_t)atol(argv[3]);
-	payload = malloc(row + 1);
-	for (size_t i = 0; i < row; i++)
-		payload[i] = "abcdefghijklmnopqrstuvwxyz./~+-:"[i % 32];
-	payload[row] = 0;
-
-	remove(argv[1]);
-	if (sqlite3_open_v2(argv[1], &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+	ceiling_args(&c, argc, argv, "usage: sqlite_commits DB SECONDS [ROW_BYTES]");
+	remove(c.target);
+	if (sqlite3_open_v2(c.target, &l.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK)
-		die(db, "open");
-	sqlite3_busy_timeout(db, 5000);
+		die(l.db, "open");
+	sqlite3_busy_timeout(l.db, 5000);
 	/* The daemon's settings (db/db.c). */
-	exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;");
-	exec(db, "CREATE TABLE IF NOT EXISTS moves (game_id TEXT NOT NULL, ply INTEGER NOT NULL, "
+	exec(l.db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;");
+	exec(l.db, "CREATE TABLE IF NOT EXISTS moves (game_id TEXT NOT NULL, ply INTEGER NOT NULL, "
 		 "payload TEXT NOT NULL, PRIMARY KEY (game_id, ply)) STRICT");
-	if (sqlite3_prepare_v2(db, "BEGIN IMMEDIATE", -1, &begin, NULL) ||
-	    sqlite3_prepare_v2(db, "INSERT INTO moves (game_id, ply, payload) VALUES ('bcdfghjkmnpq', ?1, ?2)",
-			       -1, &ins, NULL) ||
-	    sqlite3_prepare_v2(db, "COMMIT", -1, &commit, NULL))
-		die(db, "prepare");
+	if (sqlite3_prepare_v2(l.db, "BEGIN IMMEDIATE", -1, &l.begin, NULL) ||
+	    sqlite3_prepare_v2(l.db, "INSERT INTO moves (game_id, ply, payload) VALUES ('bcdfghjkmnpq', ?1, ?2)",
+			       -1, &l.ins, NULL) ||
+	    sqlite3_prepare_v2(l.db, "COMMIT", -1, &l.commit, NULL))
+		die(l.db, "prepare");
 
-	t0 = now_s();
-	do {
-		if (sqlite3_step(begin) != SQLITE_DONE)
-			die(db, "begin");
-		sqlite3_reset(begin);
-		sqlite3_bind_int64(ins, 1, n);
-		sqlite3_bind_text(ins, 2, payload, (int)row, SQLITE_STATIC);
-		if (sqlite3_step(ins) != SQLITE_DONE)
-			die(db, "insert");
-		sqlite3_reset(ins);
-		if (sqlite3_step(commit) != SQLITE_DONE)
-			die(db, "commit");
-		sqlite3_reset(commit);
-		n++;
-		t1 = now_s();
-	} while (t1 - t0 < secs);
+	ceiling_run(&c, commit_one, &l);
 
-	printf("commits=%ld seconds=%.3f rate=%.1f\n", n, t1 - t0, (double)n / (t1 - t0));
-	sqlite3_finalize(begin);
-	sqlite3_finalize(ins);
-	sqlite3_finalize(commit);
-	sqlite3_close(db);
-	free(payload);
+	sqlite3_finalize(l.begin);
+	sqlite3_finalize(l.ins);
+	sqlite3_finalize(l.commit);
+	sqlite3_close(l.db);
+	ceiling_free(&c);
 	return 0;
 }
