@@ -9,7 +9,7 @@
 
 int pg_lost(struct pg_db *p, db_error *err)
 {
-	return dbi_fail(err, DB_E_IO, "the database connection is lost: %s", p->message ? p->message : "");
+	return dbi_fail(err, DB_E_BUSY, "the database connection is lost: %s", p->message ? p->message : "");
 }
 
 void pg_note_error(struct pg_db *p, const PGresult *res)
@@ -83,6 +83,8 @@ static int pg_sql_fail(db *d, db_error *err, const char *what)
 
 	if (!strcmp(p->sqlstate, "23505"))
 		code = DB_E_CONFLICT;
+	else if (PQstatus(p->conn) != CONNECTION_OK)
+		code = DB_E_BUSY;   /* the server is gone: made again at the next use, the request may be retried */
 	else if (!strcmp(p->sqlstate, "40001") || !strcmp(p->sqlstate, "40P01") || !strcmp(p->sqlstate, "55P03"))
 		code = DB_E_BUSY;
 	return dbi_fail(err, code, "%s: %s", what, p->message ? p->message : PQerrorMessage(p->conn));
@@ -221,7 +223,19 @@ static void pg_describe(const char *target, char *out, size_t size)
 		else if (!strcmp(o->keyword, "dbname"))
 			name = o->val;
 	}
-	snprintf(out, size, "postgresql://%s%s%s%s%s/%s", user, *user ? "@" : "", host, *port ? ":" : "", port, name);
+	/* Several hosts (a primary and its standbys) come as lists: each host with its port. */
+	size_t n = (size_t)snprintf(out, size, "postgresql://%s%s", user, *user ? "@" : "");
+	for (int i = 0; n < size; i++) {
+		size_t hl = strcspn(host, ","), pl = strcspn(port, ",");
+		n += (size_t)snprintf(out + n, size - n, "%s%.*s%s%.*s", i ? "," : "", (int)hl, host,
+				      pl ? ":" : "", (int)pl, port);
+		if (!host[hl] || n >= size)
+			break;
+		host += hl + 1;
+		port += port[pl] ? pl + 1 : pl;
+	}
+	if (n < size)
+		snprintf(out + n, size - n, "/%s", name);
 	PQconninfoFree(opts);
 }
 

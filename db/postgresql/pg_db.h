@@ -61,7 +61,7 @@ void pg_note_error(struct pg_db *p, const PGresult *res);
  * the next statement, outside a transaction: 0 when the connection is usable.
  */
 int pg_usable(struct pg_db *p);
-/* Fill err for a connection that cannot be made again (DB_E_IO). */
+/* Fill err for a connection that cannot be made again now (DB_E_BUSY: a later request may find it). */
 int pg_lost(struct pg_db *p, db_error *err);
 
 /* pg_stmt.c: the statement API over prepared statements. */

@@ -98,6 +98,16 @@ class Migrate(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertIn("cannot connect to the database", r.stderr)
 
+    def test_a_uri_of_several_hosts_finds_the_one_that_writes(self):
+        # A primary gone and its promoted standby, as docs/operations.md writes the URI.
+        dead = daemon.free_port()
+        uri = (f"postgresql://rookery@127.0.0.1:{dead},127.0.0.1:{self.pg.port}/rookery"
+               "?target_session_attrs=read-write&connect_timeout=5")
+        r = run_rookery("migrate", "--db", uri)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(f"postgresql://rookery@127.0.0.1:{dead},127.0.0.1:{self.pg.port}/rookery: schema version",
+                      r.stdout)
+
     def test_a_password_in_the_uri_is_never_shown(self):
         self.pg.psql(f"ALTER ROLE rookery PASSWORD '{SECRET}'", uri=self.pg.admin_uri())
         uri = self.pg.uri.replace("rookery@", f"rookery:{SECRET}@", 1)
