@@ -278,12 +278,29 @@ class CacheTests(unittest.TestCase):
         cold_d = self.start("--view-cache", "0", db=d.db, workdir=d.workdir)
         cold = self.all_views(cold_d, games)
         self.assertEqual(cold, warm)
-        # Tags hold within a run of the server: a new run names its bodies anew.
+        # Tags hold for a build of the server: another run of the same program (or another
+        # daemon of it on a shared database) names a body alike ...
         r = cold_d.get(f"/api/games/{games[0][0]}")
-        self.assertNotEqual(r.header("ETag"), tag)
-        self.assertNotModified304(cold_d, f"/api/games/{games[0][0]}", r.header("ETag"))
+        self.assertEqual(r.header("ETag"), tag)
+        self.assertNotModified304(cold_d, f"/api/games/{games[0][0]}", tag)
         log = cold_d.stop()
         self.assertNotIn("view cache:", log)
+        # ... and another build (here the same program with one byte more) anew: how it writes
+        # a view may have changed.
+        other = os.path.join(d.workdir, "rookery-other-build")
+        with open(daemon.ROOKERY, "rb") as f, open(other, "wb") as g:
+            g.write(f.read() + b"\0")
+        os.chmod(other, 0o755)
+        built, daemon.ROOKERY = daemon.ROOKERY, other
+        try:
+            new_d = self.start(db=d.db, workdir=d.workdir)
+        finally:
+            daemon.ROOKERY = built
+        r = new_d.get(f"/api/games/{games[0][0]}")
+        self.assertEqual(without_clock(r.json()), warm[games[0][0], None])
+        self.assertNotEqual(r.header("ETag"), tag)
+        self.assertEqual(new_d.get(f"/api/games/{games[0][0]}", headers={"If-None-Match": tag}).status, 200)
+        new_d.stop()
 
     def assertNotModified304(self, d, path, tag):
         r = d.get(path, headers={"If-None-Match": tag})
