@@ -379,8 +379,10 @@ int db_rate_hit(db *d, const char *key, long long now, int window_s, int limit, 
 	dbi_stmt *st;
 	int r = dbi_prepare(d, "INSERT INTO rate_limits (key, window_start, count) VALUES (?1, ?2, 1) "
 			    "ON CONFLICT (key) DO UPDATE SET "
-			    "count = CASE WHEN window_start <= ?2 - ?3 THEN 1 ELSE count + 1 END, "
-			    "window_start = CASE WHEN window_start <= ?2 - ?3 THEN ?2 ELSE window_start END "
+			    "count = CASE WHEN rate_limits.window_start <= ?2 - ?3 THEN 1 "
+			    "ELSE rate_limits.count + 1 END, "
+			    "window_start = CASE WHEN rate_limits.window_start <= ?2 - ?3 THEN ?2 "
+			    "ELSE rate_limits.window_start END "
 			    "RETURNING count", &st, err);
 
 	*allowed = 0;
