@@ -41,7 +41,7 @@ int db_address_get(db *d, const char *email, db_address *out, db_error *err)
 	dbi_stmt *st;
 	/* The no-op update makes RETURNING give the row whether it was new or not. */
 	int r = dbi_prepare(d, "INSERT INTO addresses (email) VALUES (?1) ON CONFLICT (lower(email)) "
-			    "DO UPDATE SET email = email RETURNING " ADDRESS_COLUMNS, &st, err);
+			    "DO UPDATE SET email = addresses.email RETURNING " ADDRESS_COLUMNS, &st, err);
 
 	memset(out, 0, sizeof *out);
 	if (r)

@@ -73,9 +73,9 @@ int pg_col_is_null(dbi_stmt *st, int i);
 /*
  * The SQL db/ writes, as PostgreSQL reads it (newly allocated): ?N becomes $N, and the markers
  * written as comments for SQLite to skip become what they mark (see db_internal.h); *nparams
- * is the highest N. Exported for the unit test.
+ * is the highest N, and bit N-1 of *used is set for each N the SQL names.
  */
-char *pg_translate(const char *sql, int *nparams);
+char *pg_translate(const char *sql, int *nparams, unsigned long *used);
 
 /* pg_follow.c: db_follow_changes, by LISTEN. */
 int pg_follow(db *d, db_changed_fn fn, void *ctx, int timeout_ms, db_error *err);

@@ -17,13 +17,14 @@ static const struct {
 	{ "/*skip_locked*/", "FOR UPDATE SKIP LOCKED" },
 };
 
-char *pg_translate(const char *sql, int *nparams)
+char *pg_translate(const char *sql, int *nparams, unsigned long *used)
 {
 	size_t n = strlen(sql), cap = n * 2 + 64, o = 0;
 	char *out = xmalloc(cap);
 	char quote = 0;
 
 	*nparams = 0;
+	*used = 0;
 	for (size_t i = 0; i < n;) {
 		char c = sql[i];
 		int matched = 0;
@@ -50,6 +51,8 @@ char *pg_translate(const char *sql, int *nparams)
 			}
 			if (v > *nparams)
 				*nparams = v;
+			if (v >= 1 && v <= PG_MAX_PARAMS)
+				*used |= 1ul << (v - 1);
 			continue;
 		}
 		for (size_t m = 0; m < sizeof markers / sizeof markers[0]; m++) {
@@ -73,18 +76,26 @@ char *pg_translate(const char *sql, int *nparams)
 	return out;
 }
 
-/* The connection's prepared statement for sql, preparing it on the server the first time. */
+#define TEXT_OID 25    /* pg_type.oid of text */
+
+/*
+ * The connection's prepared statement for sql, preparing it on the server the first time. A
+ * parameter the SQL never names (a query of several forms binds them all) is declared text:
+ * the server could not tell its type, and every value bound is sent as text or bytes.
+ */
 static const struct pg_prepared *prepared_for(struct pg_db *p, const char *sql, db_error *err)
 {
 	struct pg_prepared *w;
 	PGresult *res;
 	char *text;
 	int nparams;
+	unsigned long used;
+	Oid types[PG_MAX_PARAMS];
 
 	for (w = p->prepared; w; w = w->next)
 		if (strcmp(w->sql, sql) == 0)
 			return w;
-	text = pg_translate(sql, &nparams);
+	text = pg_translate(sql, &nparams, &used);
 	if (nparams > PG_MAX_PARAMS) {
 		free(text);
 		dbi_fail(err, DB_E_IO, "prepare: %d parameters, more than %d", nparams, PG_MAX_PARAMS);
@@ -92,7 +103,9 @@ static const struct pg_prepared *prepared_for(struct pg_db *p, const char *sql, 
 	}
 	w = xcalloc(1, sizeof *w);
 	snprintf(w->name, sizeof w->name, "r%d", p->nprepared);
-	res = PQprepare(p->conn, w->name, text, 0, NULL);
+	for (int i = 0; i < nparams; i++)
+		types[i] = used & (1ul << i) ? 0 : TEXT_OID;
+	res = PQprepare(p->conn, w->name, text, nparams, types);
 	free(text);
 	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
 		pg_note_error(p, res);
