@@ -36,13 +36,15 @@ int db_outbox_claim(db *d, long long now, int limit, db_outbox_row **rows, size_
 		return r;
 	/*
 	 * Daemons sharing the database claim different mails: each skips the rows another's claim
-	 * holds (skip_locked), and the state is checked again on the row it then updates.
+	 * holds (skip_locked), and the state is checked again on the row it then updates. The mails
+	 * due are chosen once (MATERIALIZED): a subquery with a LIMIT that the planner ran again
+	 * for each row would claim more mails than asked for, left 'sending' and never sent.
 	 */
-	r = dbi_prepare(d, "UPDATE outbox SET state = 'sending', attempts = attempts + 1, sending_since = ?1 "
-			"WHERE state = 'queued' AND id IN "
-			"(SELECT id FROM outbox WHERE state = 'queued' AND next_attempt_at <= ?1 "
-			"ORDER BY id LIMIT ?2 /*skip_locked*/) RETURNING id, game_id, kind, recipient, message, attempts",
-			&st, err);
+	r = dbi_prepare(d, "WITH due AS MATERIALIZED (SELECT id FROM outbox WHERE state = 'queued' "
+			"AND next_attempt_at <= ?1 ORDER BY id LIMIT ?2 /*skip_locked*/) "
+			"UPDATE outbox SET state = 'sending', attempts = attempts + 1, sending_since = ?1 "
+			"WHERE state = 'queued' AND id IN (SELECT id FROM due) "
+			"RETURNING id, game_id, kind, recipient, message, attempts", &st, err);
 	if (r)
 		goto out;
 	dbi_bind_int64(st, 1, now);

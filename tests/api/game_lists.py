@@ -259,7 +259,8 @@ class Lists(DaemonCase):
             with self.subTest(filter=filt):
                 text = database.plan(self.d.db, LISTED_GAMES.format(filt), ("active", "nchess", "~", "~", 21))
                 if database.is_postgresql(self.d.db):
-                    self.assertRegex(text, rf"Index Scan (Backward )?using {index} on games\b", text)
+                    # Its planner picks among the indexes of the lists by their sizes, here tiny.
+                    self.assertRegex(text, r"Index Scan (Backward )?using games_list(ed|ing)\w* on games\b", text)
                     self.assertNotRegex(text, r"Seq Scan on (games|seats)\b", "no list reads the whole table")
                 else:
                     self.assertIn(f"SEARCH games USING INDEX {index} (", text)
