@@ -623,7 +623,7 @@ int db_move_append(db *d, const char *game_id, const db_move *m, db_error *err)
 int db_moves_reveal(db *d, const char *game_id, db_error *err)
 {
 	dbi_stmt *st;
-	int r = dbi_prepare(d, "UPDATE moves SET secret = 0 WHERE game_id = ?1 AND secret", &st, err);
+	int r = dbi_prepare(d, "UPDATE moves SET secret = 0 WHERE game_id = ?1 AND secret <> 0", &st, err);
 
 	if (r)
 		return r;
