@@ -19,6 +19,7 @@ import decimal
 import os
 import re
 import sqlite3
+import subprocess
 
 BACKENDS = ("sqlite", "postgresql")
 BACKEND = os.environ.get("ROOKERY_TEST_BACKEND") or "sqlite"
@@ -141,6 +142,22 @@ def plan(db, sql, args=()):
     try:
         _run(conn, db, "SET enable_seqscan = off", ())
         return "\n".join(row[0] for row in _run(conn, db, "EXPLAIN " + sql, args).fetchall())
+    finally:
+        conn.close()
+
+
+def dump(db):
+    """The whole database as SQL text (SQLite's iterdump, pg_dump's output)."""
+    if is_postgresql(db):
+        from harness import postgres
+        r = subprocess.run([os.path.join(postgres.bindir(), "pg_dump"), "--no-owner", "-d", db],
+                           capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            raise AssertionError(f"pg_dump failed ({r.returncode}):\n{r.stderr}")
+        return r.stdout
+    conn = _connect(db)
+    try:
+        return "\n".join(conn.iterdump())
     finally:
         conn.close()
 

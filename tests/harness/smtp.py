@@ -226,11 +226,14 @@ class MailCase(unittest.TestCase):
         self.addCleanup(s.stop)
         return s
 
-    def daemon(self, *extra, smtp=None, db=None, retry=1):
+    def daemon(self, *extra, smtp=None, db=None, retry=1, env=None):
+        """A daemon mailing smtp (a server or its URL), on db or a fresh database, with the
+        variables env set for it."""
         args = ["--reply-domain", DOMAIN, "--mail-retry", str(retry)]
         if smtp is not None:
             args += ["--smtp", smtp if isinstance(smtp, str) else smtp.url]
         d = Daemon(*(args + list(extra)), db=db, workdir=self.tmp)
+        d.extra_env = dict(env or {})
         self.addCleanup(self.stop_daemon, d)
         return d.start()
 
