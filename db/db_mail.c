@@ -188,7 +188,7 @@ int db_outbox_abandon_interrupted(db *d, long long claimed_before, int *count, d
 int db_outbox_count(db *d, const char *state, int *count, db_error *err)
 {
 	dbi_stmt *st;
-	int r = dbi_prepare(d, "SELECT COUNT(*) FROM outbox WHERE ?1 IS NULL OR state = ?1", &st, err);
+	int r = dbi_prepare(d, "SELECT COUNT(*) FROM outbox WHERE CAST(?1 AS TEXT) IS NULL OR state = ?1", &st, err);
 
 	if (r)
 		return r;
