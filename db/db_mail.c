@@ -36,11 +36,11 @@ int db_outbox_claim(db *d, long long now, int limit, db_outbox_row **rows, size_
 		return r;
 	/*
 	 * Daemons sharing the database claim different mails: each skips the rows another's claim
-	 * holds (skip_locked). The rows are chosen once, in the WITH, before any is updated: a
-	 * subquery run again for each row would skip the rows this very statement just locked
-	 * and claim more than asked.
+	 * holds (skip_locked). The rows are chosen once, in the WITH (MATERIALIZED: never
+	 * folded into the UPDATE), before any is updated: a subquery run again for each row would
+	 * skip the rows this very statement just locked and claim more than asked, left 'sending'.
 	 */
-	r = dbi_prepare(d, "WITH due AS (SELECT id FROM outbox WHERE state = 'queued' AND next_attempt_at <= ?1 "
+	r = dbi_prepare(d, "WITH due AS MATERIALIZED (SELECT id FROM outbox WHERE state = 'queued' AND next_attempt_at <= ?1 "
 			"ORDER BY id LIMIT ?2 /*skip_locked*/) "
 			"UPDATE outbox SET state = 'sending', attempts = attempts + 1, sending_since = ?1 "
 			"FROM due WHERE outbox.id = due.id AND outbox.state = 'queued' "
@@ -190,7 +190,7 @@ int db_outbox_abandon_interrupted(db *d, long long claimed_before, int *count, d
 int db_outbox_count(db *d, const char *state, int *count, db_error *err)
 {
 	dbi_stmt *st;
-	int r = dbi_prepare(d, "SELECT COUNT(*) FROM outbox WHERE ?1 IS NULL OR state = ?1", &st, err);
+	int r = dbi_prepare(d, "SELECT COUNT(*) FROM outbox WHERE CAST(?1 AS TEXT) IS NULL OR state = ?1", &st, err);
 
 	if (r)
 		return r;

@@ -73,8 +73,8 @@ int db_messages_for(db *d, const char *game_id, int seat, long long from, int li
 	/* from < 0: the latest limit of them (still in order). */
 	if ((r = dbi_prepare(d, "SELECT * FROM (SELECT seq, from_seat, to_seat, text, channel, at FROM messages "
 			     "WHERE game_id = ?1 AND seq >= ?2 AND (to_seat IS NULL OR to_seat = ?3 OR from_seat = ?3) "
-			     "AND NOT (?5 AND from_seat = ?3) ORDER BY CASE WHEN ?6 THEN -seq ELSE seq END LIMIT ?4) AS m "
-			     "ORDER BY seq", &st, err)))
+			     "AND NOT (?5 <> 0 AND from_seat = ?3) ORDER BY CASE WHEN ?6 <> 0 THEN -seq ELSE seq END "
+			     "LIMIT ?4) AS latest ORDER BY seq", &st, err)))
 		return r;
 	dbi_bind_text(st, 1, game_id);
 	dbi_bind_int64(st, 2, from);

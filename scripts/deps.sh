@@ -10,7 +10,7 @@
 set -eu
 
 build="gcc pkg-config meson ninja-build python3 python3-yaml libsqlite3-dev libmicrohttpd-dev libjansson-dev libsodium-dev libgmime-3.0-dev libcurl4-openssl-dev libpq-dev"
-test="libcmocka-dev chromium curl python3-aiosmtpd python3-jsonschema postfix swaks faketime postgresql"
+test="libcmocka-dev chromium curl python3-aiosmtpd python3-jsonschema postfix swaks faketime postgresql python3-psycopg2"
 
 want=$build
 if [ "${1:-build}" = test ]; then

@@ -18,7 +18,7 @@ struct pg_prepared {
 	char *text;             /* as PostgreSQL reads it */
 	char name[16];          /* the server's name for it */
 	int nparams;
-	unsigned used;          /* bit N-1: ?N appears in the text */
+	unsigned long used;     /* bit N-1: ?N appears in the text */
 	int ready;              /* prepared on the server in this session */
 	struct pg_prepared *next;
 };
@@ -81,6 +81,12 @@ const char *pg_col_text(dbi_stmt *st, int i);
 const void *pg_col_blob(dbi_stmt *st, int i);
 size_t pg_col_bytes(dbi_stmt *st, int i);
 int pg_col_is_null(dbi_stmt *st, int i);
+/*
+ * The SQL db/ writes, as PostgreSQL reads it (newly allocated): ?N becomes $N, and the markers
+ * written as comments for SQLite to skip become what they mark (see db_internal.h); *nparams
+ * is the highest N, and bit N-1 of *used is set for each N the SQL names.
+ */
+char *pg_translate(const char *sql, int *nparams, unsigned long *used);
 
 /* pg_follow.c: db_follow_changes, by LISTEN. */
 int pg_follow(db *d, db_changed_fn fn, void *ctx, int timeout_ms, db_error *err);

@@ -19,12 +19,7 @@ static const struct {
 	{ "/*overriding*/", "OVERRIDING SYSTEM VALUE" },
 };
 
-/*
- * The SQL db/ writes, as PostgreSQL reads it (newly allocated): ?N becomes $N, and the markers
- * written as comments for SQLite to skip become what they mark; *nparams is the highest N, and
- * bit N-1 of *used is set for each N the text holds. Quoted text is copied as it is.
- */
-static char *pg_translate(const char *sql, int *nparams, unsigned *used)
+char *pg_translate(const char *sql, int *nparams, unsigned long *used)
 {
 	size_t n = strlen(sql), cap = n * 2 + 64, o = 0;
 	char *out = xmalloc(cap);
@@ -58,8 +53,8 @@ static char *pg_translate(const char *sql, int *nparams, unsigned *used)
 			}
 			if (v > *nparams)
 				*nparams = v;
-			if (v >= 1 && v <= 32)
-				*used |= 1u << (v - 1);
+			if (v >= 1 && v <= PG_MAX_PARAMS)
+				*used |= 1ul << (v - 1);
 			continue;
 		}
 		for (size_t m = 0; m < sizeof markers / sizeof markers[0]; m++) {
@@ -110,7 +105,7 @@ static int server_prepare(struct pg_db *p, struct pg_prepared *w)
 	 * query leaves out (the filters of a list) is bound all the same, and declared text.
 	 */
 	for (int i = 0; i < w->nparams; i++)
-		types[i] = w->used & (1u << i) ? 0 : TEXT_OID;
+		types[i] = w->used & (1ul << i) ? 0 : TEXT_OID;
 	res = PQprepare(p->conn, w->name, w->text, w->nparams, types);
 	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
 	if (!ok)

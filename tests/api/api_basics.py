@@ -26,7 +26,7 @@ import unittest
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from harness import daemon  # noqa: E402
+from harness import daemon, database  # noqa: E402
 from harness.daemon import (HTTP_TIMEOUT, LIMITS, SANITIZER_MARKS, START_TIMEOUT, Daemon,  # noqa: E402
                             DaemonCase, run_rookery)
 from harness.pages import hidden_fields  # noqa: E402
@@ -91,13 +91,12 @@ class CommandLineTests(unittest.TestCase):
         self.assertEqual(os.listdir(self.tmp), [], "a usage error must not create a database")
 
     def test_migrate_creates_the_database(self):
-        db = os.path.join(self.tmp, "m.db")
+        db = database.fresh(self.tmp)
         r = run_rookery("migrate", "--db", db, cwd=self.tmp)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertRegex(r.stdout, r"schema version \d+")
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-        tables = {t for (t,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        conn.close()
+        self.assertEqual(database.schema_version(db), int(re.search(r"schema version (\d+)", r.stdout).group(1)))
+        tables = set(database.tables(db))
         self.assertTrue({"games", "seats", "moves", "actions", "settings"} <= tables, tables)
 
 
@@ -602,6 +601,8 @@ class LifecycleTests(unittest.TestCase):
         self.addCleanup(d.kill)
         return d.start()
 
+    @unittest.skipIf(database.BACKEND == "postgresql",
+                     "rookery backup copies a SQLite database; PostgreSQL's own tools back up its databases")
     def test_online_backup(self):
         d = self.daemon()
         gid, tokens, _ = d.create_game()
@@ -670,29 +671,25 @@ class LifecycleTests(unittest.TestCase):
         d = self.daemon()
         gid, _, _ = d.create_game()
         d.stop()
-        conn = sqlite3.connect(d.db)
-        conn.execute("PRAGMA user_version = 999")
-        conn.commit()
-        conn.close()
-        r = subprocess.run([daemon.ROOKERY, "serve", "--port", "0", "--address", "127.0.0.1", "--db", d.db],
+        database.set_schema_version(d.db, 999)
+        r = subprocess.run([daemon.ROOKERY, "serve", "--port", "0", "--address", "127.0.0.1"] + d.db_args(),
                            capture_output=True, text=True, timeout=START_TIMEOUT, stdin=subprocess.DEVNULL)
         self.assertNotEqual(r.returncode, 0, r.stderr)
         self.assertIn("newer", r.stderr)
         self.assertNotIn("Rookery is serving", r.stdout)
         for mark in SANITIZER_MARKS:
             self.assertNotIn(mark, r.stderr)
-        conn = sqlite3.connect(f"file:{d.db}?mode=ro", uri=True)
-        self.assertEqual(conn.execute("PRAGMA user_version").fetchone()[0], 999, "the database was touched")
-        self.assertEqual(conn.execute("SELECT id FROM games").fetchall(), [(gid,)])
-        conn.close()
+        self.assertEqual(database.schema_version(d.db), 999, "the database was touched")
+        self.assertEqual(database.query(d.db, "SELECT id FROM games"), [(gid,)])
         r = run_rookery("migrate", "--db", d.db)
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("newer", r.stderr)
 
     def test_port_in_use(self):
         d = self.daemon()
+        other = database.fresh(self.tmp)
         r = subprocess.run([daemon.ROOKERY, "serve", "--port", str(d.port), "--address", "127.0.0.1",
-                            "--db", os.path.join(self.tmp, "second.db")],
+                            "--db", other, "--sockets", os.path.join(self.tmp, "second")],
                            capture_output=True, text=True, timeout=START_TIMEOUT, stdin=subprocess.DEVNULL)
         self.assertNotEqual(r.returncode, 0)
         self.assertIn(str(d.port), r.stderr)

@@ -41,13 +41,12 @@ import json
 import os
 import random
 import re
-import sqlite3
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from harness import daemon  # noqa: E402
+from harness import daemon, database  # noqa: E402
 from harness.civil_war import (ECHO, FILES, FORTRESS, HUNTERS, NAMES, RESULT, SEATS, VALUES,  # noqa: E402
                                VARIANT, attack_dirs, bfs, cell, find, fortress_of, name, owner,
                                step_ok, xy)
@@ -177,11 +176,7 @@ class CivilWarPlay:
 
     def server_seed(self, gid):
         """The secret seed of a game as the operator can read it from the database."""
-        conn = sqlite3.connect(f"file:{self.d.db}?mode=ro", uri=True)
-        try:
-            return conn.execute("SELECT dice_seed FROM games WHERE id = ?", (gid,)).fetchone()[0]
-        finally:
-            conn.close()
+        return daemon.db_query(self.d.db, "SELECT dice_seed FROM games WHERE id = ?", (gid,))[0][0]
 
 
 class CivilWarGame(CivilWarPlay, daemon.DaemonCase):
@@ -795,10 +790,7 @@ class LegacyDice(CivilWarPlay, daemon.DaemonCase):
         gid, tokens = self.new_game()
         # As the migration leaves a game stored before it.
         self.d.stop()
-        conn = sqlite3.connect(self.d.db)
-        with conn:
-            conn.execute("UPDATE games SET dice_version = 1 WHERE id = ?", (gid,))
-        conn.close()
+        database.execute(self.d.db, "UPDATE games SET dice_version = 1 WHERE id = ?", (gid,))
         self.d.start()
         g = self.d.game(gid)
         self.assertEqual((g["dice_version"], g["client_seeds_open"]), (1, False))

@@ -436,7 +436,7 @@ class MailTests(FourPlayerCase):
         msg["Message-ID"] = email.utils.make_msgid(domain="players.test")
         msg["In-Reply-To"] = to_mail["Message-ID"]
         msg.set_content(body + "\n\n> " + to_mail.get_body(("plain",)).get_content().replace("\n", "\n> "))
-        r = subprocess.run([daemon.ROOKERY, "mail-in", "--db", self.d.db], input=bytes(msg),
+        r = subprocess.run([daemon.ROOKERY, "mail-in"] + self.d.db_args(), input=bytes(msg),
                            capture_output=True, timeout=60)
         self.assertEqual(r.returncode, 0, r.stderr)
 

@@ -21,13 +21,12 @@ import base64
 import html
 import os
 import re
-import sqlite3
 import sys
 import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from harness import daemon  # noqa: E402
+from harness import daemon, database  # noqa: E402
 from harness.daemon import DaemonCase, LIMITS  # noqa: E402
 
 VARIANT_SEATS = {"nchess": 2, "conversion-chess": 2, "cyvasse": 2, "complex-allegiance": 4, "civil-war": 4}
@@ -256,24 +255,23 @@ class Lists(DaemonCase):
 
     def test_each_filter_reads_an_index(self):
         self.new_game()
-        conn = sqlite3.connect(f"file:{self.d.db}?mode=ro", uri=True)
-        try:
-            for filt, index in FILTERS.items():
-                with self.subTest(filter=filt):
-                    plan = conn.execute("EXPLAIN QUERY PLAN " + LISTED_GAMES.format(filt),
-                                        ("active", "nchess", "~", "~", 21)).fetchall()
-                    text = "\n".join(row[-1] for row in plan)
+        for filt, index in FILTERS.items():
+            with self.subTest(filter=filt):
+                text = database.plan(self.d.db, LISTED_GAMES.format(filt), ("active", "nchess", "~", "~", 21))
+                if database.is_postgresql(self.d.db):
+                    # Its planner picks among the indexes of the lists by their sizes, here tiny.
+                    self.assertRegex(text, r"Index Scan (Backward )?using games_list(ed|ing)\w* on games\b", text)
+                    self.assertNotRegex(text, r"Seq Scan on (games|seats)\b", "no list reads the whole table")
+                else:
                     self.assertIn(f"SEARCH games USING INDEX {index} (", text)
                     self.assertNotRegex(text, r"SCAN games\b", "no list reads the whole table")
                     self.assertNotIn("SCAN s", text)
-                    # The statement is the daemon's: it gives what the API gives.
-                    rows = conn.execute(LISTED_GAMES.format(filt), ("active", "nchess", "~", "~", 3)).fetchall()
-                    want = [g["id"] for g in self.listing(
-                        "limit=3" + ("&status=active" if "listing" in filt else "") +
-                        ("&variant=nchess" if "variant" in filt else ""))["games"]]
-                    self.assertEqual(list(dict.fromkeys(r[0] for r in rows)), want)
-        finally:
-            conn.close()
+                # The statement is the daemon's: it gives what the API gives.
+                rows = daemon.db_query(self.d.db, LISTED_GAMES.format(filt), ("active", "nchess", "~", "~", 3))
+                want = [g["id"] for g in self.listing(
+                    "limit=3" + ("&status=active" if "listing" in filt else "") +
+                    ("&variant=nchess" if "variant" in filt else ""))["games"]]
+                self.assertEqual(list(dict.fromkeys(r[0] for r in rows)), want)
 
     # ---- the page ----
 

@@ -10,7 +10,6 @@ import http.client
 import os
 import re
 import socket
-import sqlite3
 import sys
 import threading
 import time
@@ -25,11 +24,7 @@ SLACK_S = 5          # the watchdog looks once a second; a sanitized build is sl
 
 
 def count_games(d):
-    conn = sqlite3.connect(f"file:{d.db}?mode=ro", uri=True)
-    try:
-        return conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
-    finally:
-        conn.close()
+    return daemon.db_query(d.db, "SELECT COUNT(*) FROM games")[0][0]
 
 
 def new_game_api(d, names=("Ann", "Ben")):

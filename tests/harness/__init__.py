@@ -5,6 +5,7 @@ pages               a game page parsed as its reader sees it
 maildir, smtp       mail: into a maildir, or to an SMTP server in the test's process
 clock               a daemon whose clock the test moves
 postgres            a private PostgreSQL server for a test
+database            a daemon's database on SQLite or PostgreSQL (ROOKERY_TEST_BACKEND), read behind its back
 openapi             the API contract held against every answer (docs/openapi.yaml)
 cdp                 headless Chromium over the DevTools protocol
 clicks, four_tabs   games played by clicking the board, two seats or four

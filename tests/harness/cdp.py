@@ -54,7 +54,7 @@ import unittest
 import urllib.error
 import urllib.request
 
-from harness import daemon, openapi
+from harness import daemon, database, openapi
 from harness.daemon import SANITIZER_MARKS
 
 CHROMIUM = os.environ.get("ROOKERY_CHROMIUM", "/usr/bin/chromium")
@@ -495,7 +495,8 @@ def _safe_url(tab):
 
 
 class Server:
-    """`rookery serve` on 127.0.0.1, port 0, with a fresh database in workdir.
+    """`rookery serve` on 127.0.0.1, port 0, with a fresh database (harness.database: SQLite in
+    workdir, or PostgreSQL).
 
     .base is http://127.0.0.1:PORT; with --demo among extra_args, .demo is {seat: (name, url)}.
     .stop() ends it and returns its exit status; .problems() after stop lists what went wrong
@@ -505,10 +506,12 @@ class Server:
         self.workdir = workdir
         self.log_path = os.path.join(workdir, "rookery.log")
         self.log = open(self.log_path, "ab")
-        db = tempfile.mkdtemp(prefix="db-", dir=workdir)
+        place = tempfile.mkdtemp(prefix="db-", dir=workdir)
+        db = database.fresh(place)
+        sockets = database.sockets_for(db, place)
         self.proc = subprocess.Popen(
-            [rookery_path, "serve", "--address", "127.0.0.1", "--port", "0",
-             "--db", os.path.join(db, "r.db")] + list(extra_args),
+            [rookery_path, "serve", "--address", "127.0.0.1", "--port", "0", "--db", db]
+            + (["--sockets", sockets] if sockets else []) + list(extra_args),
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.log, cwd=workdir)
         self.lines = []
         self.base = None

@@ -10,6 +10,9 @@ LeakSanitizer, UBSan or ThreadSanitizer error. DaemonCase shares one daemon amon
 A test script's entry point is main(__doc__): the first argument is the rookery binary (ROOKERY),
 the rest are unittest's options.
 
+The daemon's database is SQLite's, or PostgreSQL's when ROOKERY_TEST_BACKEND=postgresql
+(harness.database, which also reads it behind the daemon's back).
+
 Python standard library, and harness.openapi (Debian's python3-yaml and python3-jsonschema).
 """
 import email
@@ -23,7 +26,6 @@ import re
 import shutil
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -31,7 +33,7 @@ import time
 import unittest
 import urllib.parse
 
-from harness import openapi, record
+from harness import database, openapi, record
 from harness.pages import page_board
 
 # A game's record (docs/record.md), which the daemon's stop reads and replays.
@@ -145,7 +147,9 @@ class Daemon:
 
     def __init__(self, *extra, db=None, workdir=None):
         self.workdir = workdir or tempfile.mkdtemp(prefix="rookery-bb-")
-        self.db = db or os.path.join(self.workdir, "rookery.db")
+        self.db = db or database.fresh(self.workdir)
+        # The prefix of its sockets and lock (PREFIX.mail.sock...): beside a SQLite database.
+        self.sockets = database.sockets_for(self.db, self.workdir) or self.db
         self.extra = list(extra)
         self.secrets = set()      # seat tokens that must never reach the log
         self.contract_problems = []   # answers under /api/ that docs/openapi.yaml does not declare
@@ -161,7 +165,7 @@ class Daemon:
         self.err_path = self.out_path.replace("stdout", "stderr")
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.proc = subprocess.Popen(
-                [ROOKERY, "serve", "--port", "0", "--address", "127.0.0.1", "--db", self.db] + self.extra,
+                [ROOKERY, "serve", "--port", "0", "--address", "127.0.0.1"] + self.db_args() + self.extra,
                 stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=self.workdir,
                 env={**os.environ, **self.extra_env})
         deadline = time.monotonic() + START_TIMEOUT
@@ -183,6 +187,11 @@ class Daemon:
             time.sleep(0.02)
         self.proc.kill()
         raise AssertionError(f"rookery did not start within {START_TIMEOUT}s:\n{self.stderr()}")
+
+    def db_args(self):
+        """The options that name this daemon's database and sockets, for its `rookery mail-in`,
+        `rookery backup` or another `rookery serve` in its place."""
+        return ["--db", self.db] + (["--sockets", self.sockets] if self.sockets != self.db else [])
 
     def wait_stdout(self, pattern, timeout=START_TIMEOUT):
         """Wait until the daemon's standard output matches pattern; returns all of it."""
@@ -415,12 +424,12 @@ class Daemon:
         return self.post_form(f"/games/{gid}/mail", fields, origin=self.base)
 
     def maildir_mails(self, maildir=None):
-        """The mails written to the maildir (by default the one beside the database), parsed, by file name."""
+        """The mails written to the maildir (by default the one beside the sockets), parsed, by file name."""
         def order(path):     # "<unix time>.R<outbox id>P<pid>.<host>": in the order they were sent
             m = re.match(r"(\d+)\.R(\d+)P", os.path.basename(path))
             return (int(m.group(1)), int(m.group(2)), path) if m else (0, 0, path)
         out = []
-        for path in sorted(glob.glob(os.path.join(maildir or os.path.join(os.path.dirname(self.db), "mail"),
+        for path in sorted(glob.glob(os.path.join(maildir or os.path.join(os.path.dirname(self.sockets), "mail"),
                                                   "new", "*")), key=order):
             with open(path, "rb") as f:
                 out.append(email.message_from_bytes(f.read(), policy=email.policy.default))
@@ -449,30 +458,13 @@ class Daemon:
 
     def snapshot(self):
         """Every row of every table, read through a read-only connection."""
-        conn = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True)
-        try:
-            out = {"user_version": conn.execute("PRAGMA user_version").fetchone()[0]}
-            tables = [r[0] for r in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-            for t in tables:
-                out[t] = sorted(conn.execute(f'SELECT * FROM "{t}"').fetchall(), key=repr)
-            # The delivery worker moves queued mails along on its own, and wipes their text once
-            # sent; what was queued, and to whom, is what counts.
-            if "outbox" in tables:
-                out["outbox"] = sorted(conn.execute(
-                    "SELECT id, game_id, kind, recipient FROM outbox").fetchall(), key=repr)
-            return out
-        finally:
-            conn.close()
+        return database.snapshot(self.db)
 
 
 def db_query(db, sql, args=()):
-    """The rows of one query of the database db, through a read-only connection of its own."""
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        return conn.execute(sql, args).fetchall()
-    finally:
-        conn.close()
+    """The rows of one query (? placeholders) of the database db, either backend's, through a
+    read-only connection of its own."""
+    return database.query(db, sql, args)
 
 
 def free_port():

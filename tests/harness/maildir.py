@@ -5,7 +5,6 @@ Python standard library only.
 """
 import os
 import re
-import sqlite3
 import subprocess
 import tempfile
 import time
@@ -85,18 +84,14 @@ class MaildirCase(unittest.TestCase):
         """Wait until every queued mail has been written to the maildir."""
         deadline = time.monotonic() + self.outbox_wait
         while time.monotonic() < deadline:
-            conn = sqlite3.connect(f"file:{self.d.db}?mode=ro", uri=True)
-            try:
-                busy = conn.execute("SELECT COUNT(*) FROM outbox WHERE state IN ('queued', 'sending')").fetchone()[0]
-            finally:
-                conn.close()
+            busy = daemon.db_query(self.d.db, "SELECT COUNT(*) FROM outbox WHERE state IN ('queued', 'sending')")[0][0]
             if busy == 0:
                 return
             time.sleep(0.05)
         self.fail("the outbox did not drain")
 
     def mail_in(self, data, expect=0):
-        r = subprocess.run([daemon.ROOKERY, "mail-in", "--db", self.d.db], input=data, capture_output=True,
+        r = subprocess.run([daemon.ROOKERY, "mail-in"] + self.d.db_args(), input=data, capture_output=True,
                            timeout=60, cwd=self.tmp, env={k: v for k, v in os.environ.items()
                                                           if k not in ("ORIGINAL_RECIPIENT", "RECIPIENT")})
         err = r.stderr.decode("utf-8", "replace")

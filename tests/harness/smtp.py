@@ -13,7 +13,6 @@ import html
 import os
 import re
 import shutil
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -151,13 +150,8 @@ class SmtpServer:
 
 def outbox_rows(db):
     """The outbox, oldest first, as dicts (read-only connection: the daemon is the only writer)."""
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        conn.row_factory = sqlite3.Row
-        return [dict(r) for r in conn.execute(
-            "SELECT id, game_id, kind, recipient, message, state, attempts, last_error FROM outbox ORDER BY id")]
-    finally:
-        conn.close()
+    names = ("id", "game_id", "kind", "recipient", "message", "state", "attempts", "last_error")
+    return [dict(zip(names, r)) for r in daemon.db_query(db, f"SELECT {', '.join(names)} FROM outbox ORDER BY id")]
 
 
 def row_message_id(row):
@@ -232,11 +226,14 @@ class MailCase(unittest.TestCase):
         self.addCleanup(s.stop)
         return s
 
-    def daemon(self, *extra, smtp=None, db=None, retry=1):
+    def daemon(self, *extra, smtp=None, db=None, retry=1, env=None):
+        """A daemon mailing smtp (a server or its URL), on db or a fresh database, with the
+        variables env set for it."""
         args = ["--reply-domain", DOMAIN, "--mail-retry", str(retry)]
         if smtp is not None:
             args += ["--smtp", smtp if isinstance(smtp, str) else smtp.url]
         d = Daemon(*(args + list(extra)), db=db, workdir=self.tmp)
+        d.extra_env = dict(env or {})
         self.addCleanup(self.stop_daemon, d)
         return d.start()
 
@@ -246,7 +243,7 @@ class MailCase(unittest.TestCase):
 
     def mail_in(self, d, data, recipient=None):
         env = {k: v for k, v in os.environ.items() if k not in ("ORIGINAL_RECIPIENT", "RECIPIENT")}
-        args = [daemon.ROOKERY, "mail-in", "--db", d.db]
+        args = [daemon.ROOKERY, "mail-in"] + d.db_args()
         if recipient:
             args += ["--recipient", recipient]
         r = subprocess.run(args, input=data, capture_output=True, timeout=60, env=env, cwd=self.tmp)

@@ -78,7 +78,7 @@ REPLY_ADDRESS = re.compile(r"^play\+([a-z0-9]+)-([0-9]+)-([0-9]+)-([a-z2-7]{16})
 class Postfix:
     """A private Postfix instance under root/, SMTP on 127.0.0.1:port."""
 
-    def __init__(self, root, port, rookery, db):
+    def __init__(self, root, port, rookery, db_args):
         self.root = root
         self.port = port
         self.conf = os.path.join(root, "postfix")
@@ -87,7 +87,7 @@ class Postfix:
         self.mail = os.path.join(root, "mail")
         self.log = os.path.join(root, "maillog")
         self.rookery = rookery
-        self.db = db
+        self.db_args = db_args      # mail-in's --db (and --sockets), the daemon's
         self.started = False
 
     def write_config(self):
@@ -167,7 +167,8 @@ anvil     unix  -       -       n       -       1       anvil
 scache    unix  -       -       n       -       1       scache
 postlog   unix-dgram n  -       n       -       1       postlogd
 """
-        aliases = (f'play: "|{self.rookery} mail-in --db {self.db}"\n'
+        mail_in = " ".join([self.rookery, "mail-in"] + self.db_args)
+        aliases = (f'play: "|{mail_in}"\n'
                    f"MAILER-DAEMON: postmaster\n")
         virtual = (f"rookery@{REPLY_DOMAIN} sink@{PLAYER_DOMAIN}\n"
                    f"postmaster@{REPLY_DOMAIN} sink@{PLAYER_DOMAIN}\n")
@@ -329,16 +330,15 @@ class MailCase(unittest.TestCase):
             shutil.copy2(daemon.ROOKERY, rookery)
             os.chmod(rookery, 0o755)
             cls.smtp_port = free_port()
-            db = os.path.join(cls.tmp, "rookery.db")
-            cls.postfix = Postfix(cls.tmp, cls.smtp_port, rookery, db)
-            cls.postfix.start()
             daemon.ROOKERY = rookery
             cls.d = daemon.Daemon(
                 "--smtp", f"smtp://127.0.0.1:{cls.smtp_port}", "--smtp-tls", "none",
                 "--reply-domain", REPLY_DOMAIN, "--mail-from", "rookery@" + REPLY_DOMAIN,
-                "--mail-retry", "1", "--mail-group", str(pwd.getpwnam("nobody").pw_gid), db=db, workdir=cls.tmp)
+                "--mail-retry", "1", "--mail-group", str(pwd.getpwnam("nobody").pw_gid), workdir=cls.tmp)
+            cls.postfix = Postfix(cls.tmp, cls.smtp_port, rookery, cls.d.db_args())
+            cls.postfix.start()
             cls.d.start()
-            sock = db + ".mail.sock"
+            sock = cls.d.sockets + ".mail.sock"
             if not os.path.exists(sock):
                 raise AssertionError(f"the daemon has no mail socket {sock}")
             cls.boxes = {seat: Maildir(os.path.join(cls.postfix.mail, ADDRESS[seat].split("@")[0]), seat)

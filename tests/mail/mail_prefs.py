@@ -20,7 +20,6 @@ Python standard library only.
 """
 import os
 import re
-import sqlite3
 import sys
 import time
 
@@ -43,12 +42,9 @@ class PrefsCase(MaildirCase):
 
     def row(self, address):
         """The address's stored choice: (mail_mode, digest_hour, digest_day, day_count)."""
-        conn = sqlite3.connect(f"file:{self.d.db}?mode=ro", uri=True)
-        try:
-            return conn.execute("SELECT mail_mode, digest_hour, digest_day, day_count FROM addresses "
-                                "WHERE email = ?", (address,)).fetchone()
-        finally:
-            conn.close()
+        rows = daemon.db_query(self.d.db, "SELECT mail_mode, digest_hour, digest_day, day_count FROM addresses "
+                                          "WHERE email = ?", (address,))
+        return rows[0] if rows else None
 
     def mode(self, address):
         return self.row(address)[:2]

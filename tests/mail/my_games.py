@@ -8,7 +8,6 @@ import http.client
 import os
 import re
 import socket
-import sqlite3
 import sys
 import time
 
@@ -39,11 +38,7 @@ class MailboxCase(daemon.DaemonCase):
         self.fail(f"no sign-in mail for {address}")
 
     def count(self, table):
-        conn = sqlite3.connect(f"file:{self.d.db}?mode=ro", uri=True)
-        try:
-            return conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
-        finally:
-            conn.close()
+        return daemon.db_query(self.d.db, f"SELECT COUNT(*) FROM {table}")[0][0]
 
 
 class MyGamesTests(MailboxCase):

@@ -1,4 +1,4 @@
-/* test_db.c - storage: the statement API over the backend, migrations, games, seats, moves, actions, settings, backups, client seeds, mail secrets, lists. */
+/* test_db.c - storage: the statement API over the backend, migrations, games, seats, moves, actions, settings, backups, client seeds, mail secrets, lists, and db/'s SQL as PostgreSQL reads it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +16,7 @@
 #include "db.h"
 #include "db_internal.h"
 #include "migrations.h"
+#include "postgresql/pg_db.h"
 
 /* The database of each test: a new SQLite file, or with ROOKERY_TEST_DB a PostgreSQL database emptied first. */
 static char path[512];
@@ -845,6 +846,30 @@ static void lists_newest_first_by_status_and_variant(void **state)
 	db_close(d);
 }
 
+/* ?N becomes $N outside quotes, the markers become their words, and the parameters named are told. */
+static void pg_translate_rewrites_placeholders_and_markers(void **state)
+{
+	(void)state;
+	int n;
+	unsigned long used;
+	char *t = pg_translate("SELECT a FROM t WHERE b = ?3 AND c = '?1' AND \"?2\" = ?12 OR d = ?3", &n, &used);
+
+	assert_string_equal(t, "SELECT a FROM t WHERE b = $3 AND c = '?1' AND \"?2\" = $12 OR d = $3");
+	assert_int_equal(n, 12);
+	assert_int_equal(used, (1ul << 2) | (1ul << 11));
+	free(t);
+	t = pg_translate("SELECT id FROM outbox LIMIT ?1 /*skip_locked*/", &n, &used);
+	assert_string_equal(t, "SELECT id FROM outbox LIMIT $1 FOR UPDATE SKIP LOCKED");
+	assert_int_equal(n, 1);
+	assert_int_equal(used, 1ul);
+	free(t);
+	t = pg_translate("COMMIT", &n, &used);
+	assert_string_equal(t, "COMMIT");
+	assert_int_equal(n, 0);
+	assert_int_equal(used, 0ul);
+	free(t);
+}
+
 /*
  * The tests of what every backend does alike; main runs only these on PostgreSQL. The others
  * are about SQLite (WAL, PRAGMA user_version, the update hook, backups) or prepare their
@@ -879,6 +904,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(outbox_wiped_once_done, setup, teardown),
 		cmocka_unit_test_setup_teardown(links_expire_and_signin_works_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(lists_newest_first_by_status_and_variant, setup, teardown),
+		cmocka_unit_test(pg_translate_rewrites_placeholders_and_markers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
