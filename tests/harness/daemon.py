@@ -142,8 +142,15 @@ class Response:
         return f"<{self.status} {self.body[:300]!r}>"
 
 
+# With ROOKERY_TEST_TWIN=1 (the PostgreSQL copies of the tests, tests/meson.build) a daemon on a
+# PostgreSQL database has a twin: a second `rookery serve` on the same database with its own port
+# and sockets and the first one's public address, as behind a load balancer. The requests of
+# Daemon.request alternate between the two; streams, raw sockets and signals go to the first.
+TWIN = os.environ.get("ROOKERY_TEST_TWIN") == "1"
+
+
 class Daemon:
-    """One rookery serve process on 127.0.0.1 with its own database."""
+    """One rookery serve process on 127.0.0.1 with its own database (and its twin, see TWIN)."""
 
     def __init__(self, *extra, db=None, workdir=None):
         self.workdir = workdir or tempfile.mkdtemp(prefix="rookery-bb-")
@@ -159,6 +166,8 @@ class Daemon:
         self.port = None
         self.base = None
         self.stdout_text = ""
+        self.twin = None          # (process, port, stdout path, stderr path) of the twin
+        self.turn = 0             # requests so far: even ones go to the first daemon
 
     def start(self):
         self.out_path = os.path.join(self.workdir, "stdout-%d.txt" % time.monotonic_ns())
@@ -181,12 +190,44 @@ class Daemon:
                     p = re.search(r"^http://127\.0\.0\.1:(\d+)$", self.base)
                 if p:
                     self.port = int(p.group(1))
+                    # A daemon started again after a crash finds its twin still serving.
+                    if TWIN and database.is_postgresql(self.db) and not (self.twin and self.twin[0].poll() is None):
+                        self.start_twin()
                     return self
             if self.proc.poll() is not None:
                 raise AssertionError(f"rookery exited with {self.proc.returncode} before serving:\n{self.stderr()}")
             time.sleep(0.02)
         self.proc.kill()
         raise AssertionError(f"rookery did not start within {START_TIMEOUT}s:\n{self.stderr()}")
+
+    def start_twin(self):
+        """The second daemon on the same database (TWIN): sockets of its own, the first's address."""
+        stamp = time.monotonic_ns()
+        out_path = os.path.join(self.workdir, "stdout-twin-%d.txt" % stamp)
+        err_path = out_path.replace("stdout", "stderr")
+        args = [ROOKERY, "serve", "--port", "0", "--address", "127.0.0.1", "--db", self.db,
+                "--sockets", f"{self.sockets}-twin-{stamp}"] + self.extra
+        if "--base-url" not in self.extra:
+            args += ["--base-url", self.base]
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                    cwd=self.workdir, env={**os.environ, **self.extra_env})
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            with open(err_path, encoding="utf-8", errors="replace") as f:
+                p = re.search(r" on 127\.0\.0\.1 port (\d+) ", f.read())
+            with open(out_path, encoding="utf-8", errors="replace") as f:
+                serving = "Rookery is serving" in f.read()
+            if p and serving:
+                self.twin = (proc, int(p.group(1)), out_path, err_path)
+                return
+            if proc.poll() is not None:
+                break
+            time.sleep(0.02)
+        proc.kill()
+        proc.wait()
+        with open(err_path, encoding="utf-8", errors="replace") as f:
+            raise AssertionError(f"the twin daemon did not start:\n{f.read()[-3000:]}")
 
     def db_args(self):
         """The options that name this daemon's database and sockets, for its `rookery mail-in`,
@@ -208,8 +249,13 @@ class Daemon:
         return self.stdout_text
 
     def stderr(self):
+        """The daemon's log (and then its twin's)."""
         with open(self.err_path, encoding="utf-8", errors="replace") as f:
-            return f.read()
+            log = f.read()
+        if self.twin:
+            with open(self.twin[3], encoding="utf-8", errors="replace") as f:
+                log += f.read()
+        return log
 
     def record_problems(self):
         """Every record a test received, read by the reader of docs/record.md and replayed through
@@ -230,21 +276,26 @@ class Daemon:
         return problems
 
     def stop(self, sig=signal.SIGTERM):
-        """Signal the daemon, wait for it, check it stopped cleanly; returns its log."""
+        """Signal the daemon (its twin first), wait for it, check it stopped cleanly; returns its log."""
         record_problems = self.record_problems() if sig == signal.SIGTERM else []
-        self.proc.send_signal(sig)
-        try:
-            rc = self.proc.wait(STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            raise AssertionError(f"rookery did not stop within {STOP_TIMEOUT}s:\n{self.stderr()[-3000:]}")
-        log = self.stderr()
         problems = []
-        if rc != 0:
-            problems.append(f"exit status {rc}")
-        if "stopped cleanly" not in log:
+        for proc in ([self.twin[0]] if self.twin else []) + [self.proc]:
+            if proc.poll() is not None and proc is not self.proc:
+                problems.append(f"the twin daemon had stopped with {proc.returncode}")
+                continue
+            proc.send_signal(sig)
+            try:
+                rc = proc.wait(STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+                raise AssertionError(f"rookery did not stop within {STOP_TIMEOUT}s:\n{self.stderr()[-3000:]}")
+            if rc != 0:
+                problems.append(f"exit status {rc}")
+        log = self.stderr()
+        if log.count("stopped cleanly") < (2 if self.twin else 1):
             problems.append("no 'stopped cleanly' in the log")
+        self.twin = None
         for mark in SANITIZER_MARKS:
             if mark in log:
                 problems.append(f"the log shows {mark!r}")
@@ -269,9 +320,10 @@ class Daemon:
         return found
 
     def kill(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+        for proc in [self.proc] + ([self.twin[0]] if self.twin else []):
+            if proc and proc.poll() is None:
+                proc.kill()
+                proc.wait()
 
     def cleanup(self):
         self.kill()
@@ -282,7 +334,12 @@ class Daemon:
     def connect(self, source=None):
         """A connection to the daemon; from the local address source (127.0.0.2...), so that many
         clients are not held to the connections-per-address limit of one."""
-        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=HTTP_TIMEOUT,
+        port = self.port
+        if self.twin and self.twin[0].poll() is None:
+            # As a load balancer would: every other connection to the twin (while it runs).
+            self.turn += 1
+            port = (self.port, self.twin[1])[self.turn % 2]
+        return http.client.HTTPConnection("127.0.0.1", port, timeout=HTTP_TIMEOUT,
                                           source_address=(source, 0) if source else None)
 
     def request(self, method, path, body=None, headers=None, token=None, conn=None):
