@@ -191,23 +191,37 @@ static int (*const jobs[])(app *a, long long now) = {
 	sweep_timeouts,
 	sweep_reminders,
 	sweep_open_games,
-	sweep_heartbeat,   /* last: a heartbeat at t says a whole sweep ran at t */
+	sweep_heartbeat,   /* last: a heartbeat at t says a whole sweep ran from t on (run_jobs) */
 };
 
+#define SWEEP_HOLD "rookery sweep"
+#define JOBS (sizeof jobs / sizeof *jobs)
+
 /*
- * Run every job once, in the caller's thread. Daemons sharing a database take turns: a job
- * another daemon is running is skipped, so that a deadline or a digest is acted on once.
+ * Run every job once, in the caller's thread, each at the time it starts; the heartbeat, last,
+ * records the time the sweep began, when every job was due at the latest. Daemons sharing a
+ * database take turns: while one sweeps, the others skip their sweep (its heartbeat too), so
+ * that a deadline or a digest is acted on once. The writer is let go between jobs; the hold
+ * stays with the writing connection.
  */
 static void run_jobs(app *a)
 {
-	for (size_t i = 0; i < sizeof jobs / sizeof *jobs; i++) {
+	long long began = (long long)time(NULL);
+	int held;
+
+	app_writer_lock(a);
+	held = db_hold_try(a->db, SWEEP_HOLD);
+	app_writer_unlock(a);
+	if (!held)
+		return;
+	for (size_t i = 0; i < JOBS; i++) {
 		app_writer_lock(a);
-		if (db_hold_try(a->db, "rookery sweep")) {
-			jobs[i](a, (long long)time(NULL));
-			db_hold_end(a->db, "rookery sweep");
-		}
+		jobs[i](a, i == JOBS - 1 ? began : (long long)time(NULL));
 		app_writer_unlock(a);
 	}
+	app_writer_lock(a);
+	db_hold_end(a->db, SWEEP_HOLD);
+	app_writer_unlock(a);
 }
 
 static void *worker(void *arg)
