@@ -81,8 +81,7 @@ class CrashSafetyTests(unittest.TestCase):
             # round's first acknowledged move, at a random moment.
             self.assertTrue(moved.wait(60), f"round {rnd_no}: no move was acknowledged")
             time.sleep(rnd.uniform(0.0, 0.2))
-            d.proc.kill()                  # SIGKILL: no chance to finish anything
-            d.proc.wait()
+            d.crash()                      # SIGKILL (its twin's too): no chance to finish anything
             stop.set()
             for t in threads:
                 t.join(30)
@@ -141,8 +140,7 @@ class CrashSafetyTests(unittest.TestCase):
             # round has had as many moves acknowledged as there are games, at a random moment.
             self.assertTrue(moving.wait(60), f"round {rnd_no}: the games did not move")
             time.sleep(rnd.uniform(0.0, 0.3))
-            d.proc.kill()
-            d.proc.wait()
+            d.crash()
             for t in threads:
                 t.join(30)
             self.assertFalse(any(t.is_alive() for t in threads))

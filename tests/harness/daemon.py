@@ -319,6 +319,11 @@ class Daemon:
             found += [f"{os.path.basename(path)}: {mark}" for mark in SANITIZER_MARKS if mark in log]
         return found
 
+    def crash(self):
+        """SIGKILL the daemon and its twin at once, as a power cut would, and wait for them: no
+        chance to finish anything. start() brings both back on the same database."""
+        self.kill()
+
     def kill(self):
         for proc in [self.proc] + ([self.twin[0]] if self.twin else []):
             if proc and proc.poll() is None:
