@@ -13,7 +13,6 @@ sockets, as behind a load balancer:
   - with both delivery workers sending to one SMTP server, every mail is sent exactly once;
   - a move on one daemon reaches an event stream open on the other within 100 ms;
   - a client's rate limit counts its requests to both daemons;
-  - with both sweepers looking every second, each player's daily digest is sent once;
   - a restart of the database is unseen by clients, and streams miss none of its commits;
   - mail handed to either daemon (rookery mail-in) acts on the one game.
 """
@@ -34,7 +33,6 @@ from harness.daemon import Daemon  # noqa: E402
 EVENT_DELAY_S = 0.100      # the issue's bound from a move's 201 on one daemon to the event on the other
 RACES = 20                 # rounds of the same ply sent to both daemons at once
 BASE_URL = "https://chess.example.org"   # the site's address, the same for both daemons
-DIGESTS = 24               # players whose digest two sweepers find due at once
 KILL_AFTER = 15            # acknowledged moves before the SIGKILL
 
 
@@ -296,32 +294,6 @@ class TwoDaemons(PgDaemons):
         self.assertEqual(statuses, [201, 201, 201, 429, 429])
         self.assertEqual(self.sql("SELECT count(*) FROM games"), "3")
 
-    def test_each_digest_is_sent_once_by_two_sweepers(self):
-        server = smtpmod.SmtpServer().start()
-        self.addCleanup(server.stop)
-        # Both daemons read one clock (libfaketime) and sweep every second.
-        clock = daemon.FakeClock(self.pg.dir)
-        mail = ("--smtp", server.url, "--smtp-tls", "none", "--reply-domain", smtpmod.DOMAIN,
-                "--sweep-seconds", "1")
-        a, b = (self.start(n, *mail, env=clock.env()) for n in ("a", "b"))
-        players = [f"p{i}@example.org" for i in range(DIGESTS)]
-        for i, address in enumerate(players):
-            (a, b)[i % 2].create_game(("Ann", "Ben"), (address, None))
-        # Every player waits for a digest at the next whole hour but one of the daemons' clock.
-        due = (int(clock.now()) // 3600 + 1) * 3600
-        self.sql(f"UPDATE addresses SET mail_mode = 'digest', digest_hour = {due // 3600 % 24}, "
-                 "consent = 'confirmed', digest_day = 0")
-        clock.set_time(due + 5)
-        count = f"SELECT count(*) FROM outbox WHERE kind = 'digest'"
-        smtpmod.wait_for("a digest for every player", lambda: int(self.sql(count)) >= DIGESTS)
-        time.sleep(3)     # three more sweeps of each daemon: nothing more may come
-        smtpmod.wait_for("an idle outbox", lambda: self.sql(
-            "SELECT count(*) FROM outbox WHERE state IN ('queued', 'sending')") == "0")
-        per = self.sql("SELECT recipient, count(*) FROM outbox WHERE kind = 'digest' GROUP BY recipient "
-                       "ORDER BY recipient").split("\n")
-        self.assertEqual(per, [f"{p}|1" for p in sorted(players)])
-        got = sorted(m.rcpt_tos[0] for m in server.delivered() if "wait" in str(m.msg["Subject"]))
-        self.assertEqual(got, sorted(players), "one digest each at the SMTP server")
 
 class MailToEither(PgDaemons, smtpmod.MailCase):
     """Replies by mail may reach any daemon: the MTA hands each to whichever it is given."""
