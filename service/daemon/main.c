@@ -204,14 +204,14 @@ static const char *sockets_prefix(const char *sockets, const char *dbpath)
 }
 
 /*
- * One daemon per SQLite database, and per sockets: hold an exclusive lock on
- * "<prefix>.lock" for the daemon's life (daemons sharing a PostgreSQL database
- * each have sockets of their own). Returns the lock's descriptor, or -1 after
- * saying why.
+ * One daemon per SQLite database, whatever its --sockets: hold an exclusive
+ * lock on "<db>.lock" for the daemon's life. Daemons sharing a PostgreSQL
+ * database each have sockets of their own: there the lock is "<prefix>.lock",
+ * one daemon per sockets. Returns the lock's descriptor, or -1 after saying why.
  */
 static int lock_database(const char *prefix, const char *dbpath)
 {
-	char *path = xasprintf("%s.lock", prefix);
+	char *path = xasprintf("%s.lock", db_target_is_postgresql(dbpath) ? prefix : dbpath);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 
 	if (fd < 0) {

@@ -8,7 +8,8 @@ BACKUP line there is not understood and touches no file. `rookery backup` goes t
 control socket `<db>.control.sock` (0600, and the peer's uid must be the daemon's); the copy is
 0600 and never replaces, follows or deletes a file it did not make. Everything the daemon makes
 (database, WAL, SHM, lock, maildir and mails, control socket) is owner-only; the mail socket is
-0660 with the group of --mail-group. The test of a foreign peer runs when the test runs as root
+0660 with the group of --mail-group. The lock keeps a second daemon off the database, whatever
+sockets it is given. The test of a foreign peer runs when the test runs as root
 (a child process becomes nobody). Python standard library only.
 """
 import grp
@@ -93,6 +94,18 @@ class FileModeTests(unittest.TestCase):
             return conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
         finally:
             conn.close()
+
+    def test_one_daemon_per_database_whatever_its_sockets(self):
+        d = self.daemon()
+        gid, _, _ = d.create_game()
+        for extra in ((), ("--sockets", os.path.join(self.tmp, "other"))):
+            with self.subTest(extra=extra):
+                r = daemon.run_rookery("serve", "--port", "0", "--db", self.db, *extra)
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertIn("another rookery serve is using", r.stderr)
+                self.assertIn("only one may write a database", r.stderr)
+        self.assertEqual(d.game(gid)["ply"], 0, "the first daemon serves on")
+        d.stop()
 
     def test_mail_socket_takes_no_backup(self):
         d = self.daemon()
