@@ -40,8 +40,9 @@ class Sweepers(PgDaemons):
         count = f"SELECT count(*) FROM outbox WHERE kind = 'digest'"
         smtpmod.wait_for("a digest for every player", lambda: int(self.sql(count)) >= DIGESTS)
         time.sleep(3)     # three more sweeps of each daemon: nothing more may come
+        # Every invitation and digest sent: slow under the sanitizers, with two workers.
         smtpmod.wait_for("an idle outbox", lambda: self.sql(
-            "SELECT count(*) FROM outbox WHERE state IN ('queued', 'sending')") == "0")
+            "SELECT count(*) FROM outbox WHERE state IN ('queued', 'sending')") == "0", timeout=180)
         per = self.sql("SELECT recipient, count(*) FROM outbox WHERE kind = 'digest' GROUP BY recipient "
                        "ORDER BY recipient").split("\n")
         self.assertEqual(per, [f"{p}|1" for p in sorted(players)])
