@@ -687,7 +687,10 @@ class LifecycleTests(unittest.TestCase):
 
     def test_port_in_use(self):
         d = self.daemon()
-        other = database.fresh(self.tmp)
+        # Another database (another directory for SQLite's file), so that only the port is shared.
+        other_dir = os.path.join(self.tmp, "second")
+        os.makedirs(other_dir, exist_ok=True)
+        other = database.fresh(other_dir)
         r = subprocess.run([daemon.ROOKERY, "serve", "--port", str(d.port), "--address", "127.0.0.1",
                             "--db", other, "--sockets", os.path.join(self.tmp, "second")],
                            capture_output=True, text=True, timeout=START_TIMEOUT, stdin=subprocess.DEVNULL)
