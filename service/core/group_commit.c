@@ -33,14 +33,20 @@ static void run_alone(app *a, group_job *job)
 	}
 }
 
-/* Up to n jobs in one transaction, each in its savepoint; on a failure of the whole, each alone. */
+/*
+ * Up to n jobs in one transaction, each in its savepoint; on a failure of the whole, each alone.
+ * On a database other daemons share, each alone always: a group holds the lock of every game it
+ * changed until its commit, and two daemons' groups taking two games' locks in opposite order
+ * would deadlock (one change refused as busy). Alone, a change holds one game's lock at a time.
+ */
 static void run_group(app *a, group_job **jobs, int n)
 {
 	db_error de;
 	int ran = 0;
 
-	if (n == 1) {
-		run_alone(a, jobs[0]);
+	if (n == 1 || db_shared(a->db)) {
+		for (int i = 0; i < n; i++)
+			run_alone(a, jobs[i]);
 		return;
 	}
 	if (db_group_begin(a->db, &de) == 0) {
